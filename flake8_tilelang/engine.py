@@ -1,0 +1,80 @@
+"""Lint one file: gate, build the model once, run every selected rule on it.
+
+Used by the flake8 plugin (and by the CLI later). An exception in the model
+or in a rule becomes one TLA000 diagnostic for this file; the other rules
+still run. Set ``FLAKE8_TILELANG_STRICT=1`` to re-raise instead (the tests do).
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Callable, Iterable, List, Optional, Sequence
+
+from . import constants as C
+from .registry import ERROR, Diagnostic, all_rules
+
+STRICT_ENV = "FLAKE8_TILELANG_STRICT"
+
+
+def mentions_tilelang(lines: Iterable[str]) -> bool:
+    """The marker gate: a file that never says "tilelang" cannot import it."""
+    return any(C.MARKER in line for line in lines)
+
+
+def check_tree(
+    tree: Optional[ast.Module],
+    lines: Sequence[str],
+    filename: str,
+    wanted: Optional[Callable[[str], bool]] = None,
+) -> List[Diagnostic]:
+    """Diagnostics for one file, sorted and at most one per (line, code).
+
+    ``tree`` may be None: the source is parsed from ``lines`` then.
+    ``wanted(code)`` filters which rules run (None: all).
+    """
+    if not mentions_tilelang(lines):
+        return []
+    strict = os.environ.get(STRICT_ENV) == "1"
+    try:
+        if tree is None:
+            tree = ast.parse("".join(lines), filename)
+        from .model import build_model  # deferred: files without tilelang never pay for it
+        model = build_model(tree, filename)
+    except SyntaxError:
+        return []  # flake8 reports E999 itself
+    except (Exception, RecursionError) as exc:  # noqa: B902 - never crash the host
+        if strict:
+            raise
+        return [_internal_error("building the kernel model", exc)]
+    if not model.imports_tilelang:
+        return []
+    found: List[Diagnostic] = []
+    for rule in all_rules().checks():
+        if wanted is not None and not wanted(rule.code):
+            continue
+        try:
+            found.extend(rule.check(model))
+        except (Exception, RecursionError) as exc:  # noqa: B902
+            if strict:
+                raise
+            found.append(_internal_error("rule %s (%s)" % (rule.code, rule.name), exc))
+    return dedupe(found)
+
+
+def dedupe(diagnostics: Iterable[Diagnostic]) -> List[Diagnostic]:
+    """One diagnostic per (line, code): the first by column wins."""
+    best = {}
+    for d in sorted(diagnostics, key=lambda d: (d.line, d.col, d.code)):
+        best.setdefault((d.line, d.code), d)
+    return sorted(best.values(), key=lambda d: (d.line, d.col, d.code))
+
+
+def _internal_error(step: str, exc: BaseException) -> Diagnostic:
+    detail = str(exc).splitlines()[0][:120] if str(exc) else ""
+    return Diagnostic(
+        "TLA000", 1, 0,
+        "flake8-tilelang internal error while %s: %s%s; the rest of this file was not fully "
+        "checked, please report it with this file" % (
+            step, type(exc).__name__, ": " + detail if detail else ""),
+        ERROR,
+    )

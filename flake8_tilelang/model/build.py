@@ -1,0 +1,376 @@
+"""One walk over a module: scopes, imports, bindings, TileLang calls, launches,
+scopes and compile sites. Statements are visited recursively (bounded by the
+nesting of blocks); expressions iteratively, so deep expressions cannot
+overflow the stack here.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional
+
+from .. import constants as C
+from .nodes import Binding, CompileSite, Function, Launch, Scope, Use
+
+_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__"})
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    scope: Scope
+    tscope: Optional[str] = None  # innermost T.Scope kind
+    launch: Optional[Launch] = None
+    pass_context: Optional[ast.Call] = None
+    fallback: bool = False  # inside ``except ImportError``
+
+
+def canonical_prim(qualname: Optional[str]) -> Optional[str]:
+    """``tilelang.language.ascend.barrier_all`` -> ``barrier_all``;
+    ``tilelang.language.tile.exp`` -> ``tile.exp``; anything else -> None."""
+    if not qualname or not qualname.startswith(C.LANGUAGE + "."):
+        return None
+    parts = qualname[len(C.LANGUAGE) + 1:].split(".")
+    if len(parts) > 1 and parts[0] in C.TILE_MODULES:
+        parts[0] = "tile"
+    elif len(parts) > 1 and parts[0] in C.LANGUAGE_SUBMODULES:
+        parts = parts[1:]
+    return ".".join(parts)
+
+
+def qualname(expr: ast.expr, scope: Scope) -> Optional[str]:
+    """The dotted name an expression refers to through the file's imports,
+    e.g. ``T.tile.exp`` -> ``tilelang.language.tile.exp``; None when the root
+    name is not an import (a local, a parameter, an unknown)."""
+    parts: List[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    base = lookup_import(expr.id, scope)
+    if base is None:
+        return None
+    parts.append(base)
+    return ".".join(reversed(parts))
+
+
+def lookup_import(name: str, scope: Optional[Scope]) -> Optional[str]:
+    first = True
+    while scope is not None:
+        if scope.kind == "class" and not first:
+            scope = scope.parent
+            continue
+        first = False
+        if name in scope.params:
+            return None
+        if name in scope.imports:
+            return scope.imports[name]
+        if name in scope.assigns or name in scope.functions:
+            return None  # shadowed by a local definition
+        scope = scope.parent
+    return None
+
+
+class Builder:
+    def __init__(self, tree: ast.Module, filename: str):
+        self.tree = tree
+        self.filename = filename
+        self.module = Scope("module", tree, "<module>", None)
+        self.functions: List[Function] = []
+        self.sites: List[CompileSite] = []
+        self.uses_by_call: Dict[int, Use] = {}
+        self.imports_tilelang = False
+
+    # -- entry -----------------------------------------------------------
+    def build(self) -> "Builder":
+        self._prescan_imports(self.tree.body)
+        ctx = _Ctx(self.module)
+        self._block(self.tree.body, ctx)
+        return self
+
+    def _prescan_imports(self, body: List[ast.stmt], fallback: bool = False) -> None:
+        """Module-level imports, also inside module-level try/if/with, so a
+        function defined above an import still resolves its names."""
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self._import(stmt, self.module, fallback)
+            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                self._prescan_imports(stmt.body, fallback)
+                for handler in stmt.handlers:  # type: ignore[attr-defined]
+                    self._prescan_imports(handler.body, fallback or _catches_import_error(handler))
+                self._prescan_imports(stmt.orelse, fallback)  # type: ignore[attr-defined]
+                self._prescan_imports(stmt.finalbody, fallback)  # type: ignore[attr-defined]
+            elif isinstance(stmt, ast.If):
+                self._prescan_imports(stmt.body, fallback)
+                self._prescan_imports(stmt.orelse, fallback)
+            elif isinstance(stmt, ast.With):
+                self._prescan_imports(stmt.body, fallback)
+
+    # -- statements ------------------------------------------------------
+    def _block(self, stmts: List[ast.stmt], ctx: _Ctx) -> None:
+        for stmt in stmts:
+            self._stmt(stmt, ctx)
+
+    def _stmt(self, node: ast.stmt, ctx: _Ctx) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._function(node, ctx)
+        elif isinstance(node, ast.ClassDef):
+            self._class(node, ctx)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            self._import(node, ctx.scope, ctx.fallback)
+        elif isinstance(node, ast.Assign):
+            self._expr(node.value, ctx)
+            for target in node.targets:
+                self._bind(target, node.value, ctx)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self._expr(node.value, ctx)
+                self._bind(node.target, node.value, ctx)
+        elif isinstance(node, ast.AugAssign):
+            self._expr(node.value, ctx)
+            self._bind(node.target, None, ctx)
+            if isinstance(node.target, ast.Name):
+                self._mutate(node.target.id, ctx.scope)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._expr(node.iter, ctx)
+            self._bind(node.target, None, ctx)
+            self._block(node.body, ctx)
+            self._block(node.orelse, ctx)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            self._with(node, ctx)
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            self._block(node.body, ctx)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                if handler.name:
+                    self._bind_name(handler.name, None, handler.lineno, ctx)
+                hctx = replace(ctx, fallback=True) if _catches_import_error(handler) else ctx
+                self._block(handler.body, hctx)
+            self._block(node.orelse, ctx)  # type: ignore[attr-defined]
+            self._block(node.finalbody, ctx)  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                self._expr(node.value, ctx)
+                ctx.scope.returns.append(node.value)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            ctx.scope.globals.update(node.names)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                self._expr(target, ctx)
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    self._mutate(target.value.id, ctx.scope)
+        else:
+            self._generic(node, ctx)
+
+    def _generic(self, node: ast.AST, ctx: _Ctx) -> None:
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self._stmt(item, ctx)
+                    elif isinstance(item, ast.expr):
+                        self._expr(item, ctx)
+                    elif isinstance(item, ast.AST):  # match_case, etc.
+                        self._generic(item, ctx)
+            elif isinstance(value, ast.expr):
+                self._expr(value, ctx)
+            elif isinstance(value, ast.AST):
+                self._generic(value, ctx)
+
+    def _function(self, node, ctx: _Ctx) -> None:
+        outer = ctx.scope
+        for dec in node.decorator_list:
+            self._expr(dec, ctx)
+        args = node.args
+        for default in list(args.defaults) + [d for d in args.kw_defaults if d is not None]:
+            self._expr(default, ctx)
+        fn = Function(
+            "function", node, node.name, outer,
+            cls=outer if outer.kind == "class" else None,
+        )
+        self.functions.append(fn)
+        outer.functions.setdefault(node.name, []).append(fn)
+        outer.children.append(fn)
+        if outer.kind == "function":
+            outer.bound.add(node.name)  # type: ignore[attr-defined]
+        all_args = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+        all_args += [a for a in (args.vararg, args.kwarg) if a is not None]
+        fn.params = {a.arg for a in all_args}
+        fn.bound = set(fn.params)
+        for dec in node.decorator_list:
+            func = dec.func if isinstance(dec, ast.Call) else dec
+            q = qualname(func, outer)
+            if q is None:
+                continue
+            prim = canonical_prim(q)
+            if prim == "prim_func":
+                fn.is_prim_func = True
+            elif prim == "macro":
+                fn.is_macro = True
+            elif q in C.JIT_NAMES:
+                fn.jit = dec
+                self.sites.append(CompileSite("jit", dec, outer, function=fn))
+        self._block(node.body, _Ctx(fn))
+
+    def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
+        for expr in list(node.decorator_list) + list(node.bases) + [k.value for k in node.keywords]:
+            self._expr(expr, ctx)
+        cls = Scope("class", node, node.name, ctx.scope)
+        ctx.scope.classes[node.name] = cls
+        self._bind_name(node.name, None, node.lineno, ctx)
+        self._block(node.body, _Ctx(cls, fallback=ctx.fallback))
+
+    def _import(self, node, scope: Scope, fallback: bool) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self._add_import(scope, alias.asname, alias.name, fallback)
+                else:
+                    root = alias.name.split(".")[0]
+                    self._add_import(scope, root, root, fallback)
+                if alias.name.split(".")[0] == C.MARKER:
+                    self.imports_tilelang = True
+        else:
+            module = "." * (node.level or 0) + (node.module or "")
+            if not node.level and module.split(".")[0] == C.MARKER:
+                self.imports_tilelang = True
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                sep = "" if module.endswith(".") else "."
+                self._add_import(scope, alias.asname or alias.name, module + sep + alias.name, fallback)
+
+    @staticmethod
+    def _add_import(scope: Scope, name: str, target: str, fallback: bool) -> None:
+        if name in scope.imports and scope.imports[name] != target:
+            if fallback:
+                return  # the try branch is the one that runs with tilelang installed
+            if name in scope.fallback_imports:
+                scope.fallback_imports.discard(name)
+            else:
+                target = None  # type: ignore[assignment]  # two different imports: ambiguous
+        elif fallback and name not in scope.imports:
+            scope.fallback_imports.add(name)
+        scope.imports[name] = target
+
+    def _with(self, node, ctx: _Ctx) -> None:
+        inner = ctx
+        for item in node.items:
+            expr = item.context_expr
+            self._expr(expr, ctx)
+            if isinstance(expr, ast.Call):
+                use = self.uses_by_call.get(id(expr))
+                if use is not None:
+                    use.with_stmt = node
+                    if use.prim == "Kernel" and isinstance(ctx.scope, Function):
+                        launch = Launch(node, expr, item.optional_vars, ctx.scope)
+                        ctx.scope.launches.append(launch)
+                        inner = replace(inner, launch=launch)
+                    elif use.prim == "Scope":
+                        inner = replace(inner, tscope=_scope_kind(expr))
+                elif qualname(expr.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
+                    inner = replace(inner, pass_context=expr)
+            if item.optional_vars is not None:
+                self._bind(item.optional_vars, None, ctx)
+        self._block(node.body, inner)
+
+    # -- bindings --------------------------------------------------------
+    def _bind(self, target: ast.expr, value: Optional[ast.expr], ctx: _Ctx) -> None:
+        if isinstance(target, ast.Name):
+            self._bind_name(target.id, value, target.lineno, ctx)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._bind(elt, None, ctx)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, None, ctx)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            self._expr(target, ctx)
+            base = target.value
+            if isinstance(target, ast.Subscript) and isinstance(base, ast.Name):
+                self._mutate(base.id, ctx.scope)
+
+    def _bind_name(self, name: str, value: Optional[ast.expr], line: int, ctx: _Ctx) -> None:
+        scope = ctx.scope
+        if name in scope.globals:
+            scope = self.module
+        scope.assigns.setdefault(name, []).append(Binding(value, line, ctx.fallback))
+        if isinstance(ctx.scope, Function):
+            ctx.scope.bound.add(name)
+
+    def _mutate(self, name: str, scope: Scope) -> None:
+        s: Optional[Scope] = scope
+        while s is not None:
+            if name in s.assigns or name in s.params:
+                s.mutated.add(name)
+                return
+            s = s.parent
+        scope.mutated.add(name)
+
+    # -- expressions -----------------------------------------------------
+    def _expr(self, root: ast.expr, ctx: _Ctx) -> None:
+        fn = ctx.scope if isinstance(ctx.scope, Function) else None
+        stack: List[ast.AST] = [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Call):
+                self._call(node, ctx)
+            elif isinstance(node, ast.Name):
+                if fn is not None:
+                    if isinstance(node.ctx, ast.Load):
+                        if node.id == "vid":
+                            fn.vid_loads.append((node, ctx.launch))
+                    else:
+                        fn.bound.add(node.id)
+            elif isinstance(node, ast.arg) and fn is not None:
+                fn.bound.add(node.arg)
+            stack.extend(ast.iter_child_nodes(node))
+
+    def _call(self, call: ast.Call, ctx: _Ctx) -> None:
+        scope = ctx.scope
+        func = call.func
+        q = qualname(func, scope)
+        prim = canonical_prim(q)
+        if prim is not None:
+            use = Use(prim, call, scope, ctx.tscope)
+            scope.uses.append(use)
+            self.uses_by_call[id(call)] = use
+            return
+        if q in C.COMPILE_NAMES:
+            self.sites.append(CompileSite("compile", call, scope, target=_first_arg(call, "func")))
+        elif q in C.LOWER_NAMES:
+            self.sites.append(CompileSite("lower", call, scope, target=_first_arg(call, "func"),
+                                          pass_context=ctx.pass_context))
+        elif q in C.JIT_NAMES and call.args:
+            # tilelang.jit(factory, pass_configs=...)
+            self.sites.append(CompileSite("jit-call", call, scope, target=call.args[0]))
+        elif isinstance(func, ast.Call) and call.args and qualname(func.func, scope) in C.JIT_NAMES:
+            # tilelang.jit(pass_configs=...)(factory)
+            self.sites.append(CompileSite("jit-call", func, scope, target=call.args[0]))
+        elif isinstance(func, ast.Name):
+            scope.local_calls.append(call)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in ("self", "cls") or q is None:
+                scope.local_calls.append(call)
+            if func.attr in _MUTATORS:
+                self._mutate(func.value.id, scope)
+
+
+def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.expr]:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    return None
+
+
+def _scope_kind(call: ast.Call) -> str:
+    if len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    return "?"
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    exc = handler.type
+    names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
+    return any(isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS for n in names)

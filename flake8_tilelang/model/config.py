@@ -1,0 +1,92 @@
+"""Resolved pass_configs: which switches a compile site sets, to what, and where.
+
+A switch's state is True (on), False (off) or None (unknown). Absent from a
+dict that is fully known means off: that is what TVM's PassContext does with
+a missing key (every Ascend switch defaults to False).
+"""
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from .. import constants as C
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str  # the string key TVM sees, e.g. "tl.ascend_auto_sync"
+    value: Optional[bool]  # None: set to something not resolvable to a bool
+    node: ast.AST  # where the key is written
+    filename: str
+    value_node: Optional[ast.AST] = None
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno  # type: ignore[attr-defined]
+
+
+@dataclass
+class PassConfig:
+    entries: Dict[str, Entry] = field(default_factory=dict)
+    complete: bool = True  # False: some keys could not be resolved
+    origin: Optional[ast.AST] = None  # the pass_configs= argument / decorator / PassContext
+    origin_desc: str = ""  # "pass_configs of @tilelang.jit"
+    filename: str = ""
+
+    @classmethod
+    def unknown(cls) -> "PassConfig":
+        return cls(complete=False)
+
+    def state(self, key: str) -> Optional[bool]:
+        entry = self.entries.get(key)
+        if entry is not None:
+            return entry.value
+        return False if self.complete else None
+
+    def is_on(self, key: str) -> bool:
+        return self.state(key) is True
+
+    def is_off(self, key: str) -> bool:
+        return self.state(key) is False
+
+    def where(self, key: str) -> str:
+        """Human text naming where the switch got its state."""
+        entry = self.entries.get(key)
+        if entry is not None:
+            return "set at %s:%d" % (os.path.basename(entry.filename), entry.line)
+        origin_line = getattr(self.origin, "lineno", None)
+        if origin_line is None:
+            return "not set"
+        return "not set in the %s at %s:%d" % (
+            self.origin_desc or "pass_configs", os.path.basename(self.filename), origin_line)
+
+    def describe(self, key: str) -> str:
+        """``TL_ASCEND_AUTO_SYNC is on (set at k.py:14)``."""
+        state = {True: "on", False: "off", None: "unknown"}[self.state(key)]
+        return "%s is %s (%s)" % (C.SWITCH_ENUM.get(key, key), state, self.where(key))
+
+    # -- combining -------------------------------------------------------
+    def merged(self, other: "PassConfig") -> "PassConfig":
+        """``{**self, **other}``."""
+        if not other.complete:
+            # unknown keys in `other` may override anything set before it
+            return PassConfig(dict(other.entries), False, self.origin, self.origin_desc, self.filename)
+        entries = dict(self.entries)
+        entries.update(other.entries)
+        return PassConfig(entries, self.complete, self.origin, self.origin_desc, self.filename)
+
+    def joined(self, other: "PassConfig") -> "PassConfig":
+        """One of two configs (branches of a conditional, two assignments):
+        a switch keeps its state only where both agree."""
+        entries: Dict[str, Entry] = {}
+        for key in set(self.entries) | set(other.entries):
+            a, b = self.state(key), other.state(key)
+            src = self.entries.get(key) or other.entries.get(key)
+            entries[key] = Entry(key, a if a == b else None, src.node, src.filename, src.value_node)
+        return PassConfig(entries, self.complete and other.complete, self.origin, self.origin_desc,
+                          self.filename)
+
+    def with_origin(self, origin: ast.AST, desc: str, filename: str) -> "PassConfig":
+        return PassConfig(dict(self.entries), self.complete, origin, desc, filename)

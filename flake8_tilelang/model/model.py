@@ -1,0 +1,144 @@
+"""The per-file kernel model every rule queries.
+
+``FileModel.kernels`` lists each ``@T.prim_func`` with the configs that reach
+it (one per compile site), its launches, and every TileLang primitive it uses,
+directly or through ``@T.macro`` helpers, each tied to the line in the kernel
+a user would change.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from .build import Builder
+from .config import PassConfig
+from .nodes import CompileSite, Function, Launch, Use
+from .resolve import Resolver
+
+_MAX_MACRO_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class MacroHop:
+    macro: Function
+    call: ast.Call  # the call of ``macro``
+
+
+@dataclass(frozen=True)
+class KernelUse:
+    """A primitive as the kernel sees it: ``use`` may sit inside a macro;
+    ``line``/``col`` are where the kernel reaches it (the outermost macro
+    call, or the primitive itself)."""
+
+    use: Use
+    via: Tuple[MacroHop, ...] = ()
+
+    @property
+    def prim(self) -> str:
+        return self.use.prim
+
+    @property
+    def report_node(self) -> ast.AST:
+        return self.via[0].call if self.via else self.use.call
+
+    @property
+    def line(self) -> int:
+        return self.report_node.lineno  # type: ignore[attr-defined]
+
+    @property
+    def col(self) -> int:
+        return self.report_node.col_offset  # type: ignore[attr-defined]
+
+    def via_text(self) -> str:
+        """`` (through macro `wait_v` -> `sync`, whose `T.set_flag` is at line 40)``."""
+        if not self.via:
+            return ""
+        chain = " -> ".join("`%s`" % hop.macro.name for hop in self.via)
+        return " through macro %s (its `T.%s` is at line %d)" % (chain, self.use.prim, self.use.line)
+
+
+@dataclass
+class Kernel:
+    func: Function
+    configs: List[PassConfig] = field(default_factory=list)
+    uses: List[KernelUse] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.func.name
+
+    @property
+    def line(self) -> int:
+        return self.func.line
+
+    @property
+    def launches(self) -> List[Launch]:
+        return self.func.launches
+
+    def uses_of(self, *prims: str) -> Iterator[KernelUse]:
+        for u in self.uses:
+            if u.prim in prims:
+                yield u
+
+
+@dataclass
+class FileModel:
+    filename: str
+    imports_tilelang: bool
+    kernels: List[Kernel]
+    sites: List[Tuple[CompileSite, PassConfig]]
+    resolver: Optional[Resolver] = None
+
+    @classmethod
+    def empty(cls, filename: str) -> "FileModel":
+        return cls(filename, False, [], [])
+
+
+def build_model(tree: ast.Module, filename: str) -> FileModel:
+    builder = Builder(tree, filename).build()
+    if not builder.imports_tilelang:
+        return FileModel.empty(filename)
+    resolver = Resolver(builder)
+    kernels: Dict[int, Kernel] = {}
+    for fn in builder.functions:
+        if fn.is_prim_func:
+            kernels[id(fn)] = Kernel(fn, uses=list(_kernel_uses(fn, resolver)))
+            for launch in fn.launches:
+                _resolve_launch(launch, fn, resolver)
+    sites: List[Tuple[CompileSite, PassConfig]] = []
+    for site in builder.sites:
+        config = resolver.site_config(site)
+        sites.append((site, config))
+        if site.kind == "jit":
+            assert site.function is not None
+            reached = resolver.produced(site.function)
+        else:
+            reached = resolver.kernels_of(site.target, site.scope, before_line=site.line)
+        for fn in reached:
+            kernel = kernels.get(id(fn))
+            if kernel is not None and config not in kernel.configs:
+                kernel.configs.append(config)
+    ordered = sorted(kernels.values(), key=lambda k: k.line)
+    return FileModel(filename, True, ordered, sites, resolver)
+
+
+def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
+    threads = launch.keyword("threads")
+    launch.threads = None if threads is None else resolver.const(threads, fn)
+    is_npu = resolver.const(launch.keyword("is_npu"), fn)
+    launch.is_npu = is_npu if isinstance(is_npu, bool) else None
+    if "vid" not in fn.bound:
+        launch.unbound_vid_reads = [node for node, owner in fn.vid_loads if owner is launch]
+
+
+def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = ()) -> Iterator[KernelUse]:
+    for use in fn.uses:
+        yield KernelUse(use, via)
+    if len(via) >= _MAX_MACRO_DEPTH:
+        return
+    seen = {hop.macro for hop in via} | {fn}
+    for call in fn.local_calls:
+        for target in resolver.functions_for(call.func, fn):
+            if target.is_macro and target not in seen:
+                yield from _kernel_uses(target, resolver, via + (MacroHop(target, call),))

@@ -1,0 +1,379 @@
+"""Answers about names in one file: constant values, config dicts, which
+function a call reaches, which prim_funcs an expression produces.
+
+Every answer is bounded (depth, cycles) and says "unknown" rather than guess:
+rules stay silent on unknowns.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from .. import constants as C
+from .build import Builder, qualname
+from .config import Entry, PassConfig
+from .nodes import Binding, CompileSite, Function, Scope
+
+UNKNOWN = object()
+_MAX_DEPTH = 8
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+}
+
+
+class Resolver:
+    def __init__(self, builder: Builder):
+        self.b = builder
+        self.filename = builder.filename
+        self._produced: Dict[int, Set[Function]] = {}
+        self._calls_by_name: Optional[Dict[str, List[Tuple[ast.Call, Scope]]]] = None
+
+    # -- names -----------------------------------------------------------
+    def lookup(self, name: str, scope: Scope, line: Optional[int] = None
+               ) -> Tuple[str, Optional[Scope], List[Binding]]:
+        """Where ``name`` is bound as seen from ``scope``: ("assign", scope,
+        bindings), ("param"/"import"/"function"/"class", scope, []) or
+        ("unbound", None, [])."""
+        s: Optional[Scope] = scope
+        first = True
+        while s is not None:
+            if s.kind == "class" and not first:
+                s = s.parent
+                continue
+            first = False
+            if name in s.params:
+                return "param", s, []
+            if name in s.imports:
+                return "import", s, []
+            if name in s.functions:
+                return "function", s, []
+            if name in s.classes:
+                return "class", s, []
+            if name in s.assigns:
+                if name in s.mutated:
+                    return "mutated", s, []
+                binds = [b for b in s.assigns[name] if not b.fallback] or s.assigns[name]
+                return "assign", s, binds
+            s = s.parent
+        return "unbound", None, []
+
+    # -- constants -------------------------------------------------------
+    def const(self, expr: Optional[ast.expr], scope: Scope, depth: int = 0):
+        if expr is None or depth > _MAX_DEPTH:
+            return UNKNOWN
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            items = [self.const(e, scope, depth + 1) for e in expr.elts]
+            if any(i is UNKNOWN for i in items):
+                return UNKNOWN
+            return tuple(items) if isinstance(expr, ast.Tuple) else list(items)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            v = self.const(expr.operand, scope, depth + 1)
+            return -v if isinstance(v, (int, float)) and not isinstance(v, bool) else UNKNOWN
+        if isinstance(expr, ast.BinOp) and type(expr.op) in _BINOPS:
+            a = self.const(expr.left, scope, depth + 1)
+            b = self.const(expr.right, scope, depth + 1)
+            if type(a) is int and type(b) is int:
+                try:
+                    return _BINOPS[type(expr.op)](a, b)
+                except ZeroDivisionError:
+                    return UNKNOWN
+            return UNKNOWN
+        if isinstance(expr, ast.Name):
+            kind, where, binds = self.lookup(expr.id, scope)
+            if kind != "assign" or not binds:
+                return UNKNOWN
+            values = [self.const(b.value, where, depth + 1) for b in binds]
+            first = values[0]
+            if first is UNKNOWN or any(v is UNKNOWN or v != first or type(v) is not type(first)
+                                       for v in values[1:]):
+                return UNKNOWN
+            return first
+        return UNKNOWN
+
+    # -- pass_configs ----------------------------------------------------
+    def site_config(self, site: CompileSite) -> PassConfig:
+        """The pass_configs a compile site applies."""
+        fname = self.filename
+        if site.kind == "lower":
+            ctx = site.pass_context
+            if ctx is None:
+                return PassConfig(origin=site.node, origin_desc="tilelang.lower call (no PassContext)",
+                                  filename=fname)
+            expr = _kwarg(ctx, "config")
+            if expr is None and len(ctx.args) >= 5:
+                expr = ctx.args[4]
+            if expr is None:
+                if any(kw.arg is None for kw in ctx.keywords):
+                    return PassConfig.unknown()
+                return PassConfig(origin=ctx, origin_desc="PassContext", filename=fname)
+            return self.config(expr, site.scope).with_origin(expr, "PassContext config", fname)
+        call = site.node
+        if site.kind == "jit" and not isinstance(call, ast.Call):
+            return PassConfig(origin=call, origin_desc="@jit decorator (no pass_configs)", filename=fname)
+        assert isinstance(call, ast.Call)
+        expr = _kwarg(call, "pass_configs")
+        label = {"jit": "@jit decorator", "jit-call": "tilelang.jit call",
+                 "compile": "tilelang.compile call"}[site.kind]
+        if expr is None:
+            if any(kw.arg is None for kw in call.keywords):
+                return PassConfig.unknown()
+            return PassConfig(origin=call, origin_desc=label + " (no pass_configs)", filename=fname)
+        return self.config(expr, site.scope).with_origin(expr, "pass_configs of the " + label, fname)
+
+    def config(self, expr: ast.expr, scope: Scope, depth: int = 0) -> PassConfig:
+        if depth > _MAX_DEPTH:
+            return PassConfig.unknown()
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            return PassConfig(filename=self.filename)
+        if isinstance(expr, ast.Dict):
+            result = PassConfig(filename=self.filename)
+            for key, value in zip(expr.keys, expr.values):
+                if key is None:  # {**BASE, ...}
+                    result = result.merged(self.config(value, scope, depth + 1))
+                    continue
+                name = self.config_key(key, scope)
+                if name is None:
+                    result = result.merged(PassConfig.unknown())
+                    continue
+                entry = Entry(name, self._bool(value, scope), key, self.filename, value)
+                result.entries[name] = entry
+            return result
+        if isinstance(expr, ast.DictComp):
+            return self._dict_comp(expr, scope, depth)
+        if isinstance(expr, ast.Name):
+            kind, where, binds = self.lookup(expr.id, scope)
+            if kind != "assign" or not binds or where is None:
+                return PassConfig.unknown()
+            configs = [self.config(b.value, where, depth + 1) if b.value is not None
+                       else PassConfig.unknown() for b in binds]
+            result = configs[0]
+            for other in configs[1:]:
+                result = result.joined(other)
+            return result
+        if isinstance(expr, ast.IfExp):
+            return self.config(expr.body, scope, depth + 1).joined(self.config(expr.orelse, scope, depth + 1))
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            return self.config(expr.left, scope, depth + 1).merged(self.config(expr.right, scope, depth + 1))
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            # dict(BASE, **{...}) / dict() / BASE.copy()
+            if isinstance(func, ast.Name) and func.id == "dict" and self.lookup("dict", scope)[0] == "unbound":
+                result = PassConfig(filename=self.filename)
+                for arg in expr.args:
+                    result = result.merged(self.config(arg, scope, depth + 1))
+                for kw in expr.keywords:
+                    if kw.arg is None:
+                        result = result.merged(self.config(kw.value, scope, depth + 1))
+                    else:
+                        result = result.merged(PassConfig.unknown())
+                return result
+            if isinstance(func, ast.Attribute) and func.attr == "copy" and not expr.args:
+                return self.config(func.value, scope, depth + 1)
+        return PassConfig.unknown()
+
+    def _dict_comp(self, expr: ast.DictComp, scope: Scope, depth: int) -> PassConfig:
+        if len(expr.generators) != 1:
+            return PassConfig.unknown()
+        gen = expr.generators[0]
+        if gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name):
+            return PassConfig.unknown()
+        names = self.const(gen.iter, scope, depth + 1)
+        if names is UNKNOWN or not isinstance(names, (list, tuple)) or \
+                not all(isinstance(n, str) for n in names):
+            return PassConfig.unknown()
+        var = gen.target.id
+        value = self._bool(expr.value, scope)
+        result = PassConfig(filename=self.filename)
+        for item in names:
+            key = self._comp_key(expr.key, var, item, scope)
+            if key is None:
+                return PassConfig.unknown()
+            result.entries[key] = Entry(key, value, expr, self.filename, expr.value)
+        return result
+
+    def _comp_key(self, key: ast.expr, var: str, item: str, scope: Scope) -> Optional[str]:
+        if isinstance(key, ast.Name) and key.id == var:
+            return item
+        if (isinstance(key, ast.Call) and isinstance(key.func, ast.Name) and key.func.id == "getattr"
+                and len(key.args) >= 2 and isinstance(key.args[1], ast.Name) and key.args[1].id == var
+                and qualname(key.args[0], scope) in C.PASS_CONFIG_KEY_CLASSES):
+            return C.PASS_CONFIG_ENUM.get(item, "PassConfigKey." + item)
+        return None
+
+    def config_key(self, key: ast.expr, scope: Scope) -> Optional[str]:
+        """The string key a dict key expression names, or None if unknown.
+        A non-existent enum member comes back as ``PassConfigKey.<NAME>``."""
+        if isinstance(key, ast.Attribute) and key.attr == "value":
+            key = key.value
+        if isinstance(key, ast.Attribute):
+            owner = qualname(key.value, scope)
+            if owner in C.PASS_CONFIG_KEY_CLASSES:
+                return C.PASS_CONFIG_ENUM.get(key.attr, "PassConfigKey." + key.attr)
+            return None
+        if (isinstance(key, ast.Call) and isinstance(key.func, ast.Name) and key.func.id == "getattr"
+                and len(key.args) >= 2 and qualname(key.args[0], scope) in C.PASS_CONFIG_KEY_CLASSES):
+            member = self.const(key.args[1], scope)
+            if isinstance(member, str):
+                return C.PASS_CONFIG_ENUM.get(member, "PassConfigKey." + member)
+            return None
+        value = self.const(key, scope)
+        return value if isinstance(value, str) else None
+
+    def _bool(self, expr: ast.expr, scope: Scope) -> Optional[bool]:
+        value = self.const(expr, scope)
+        if isinstance(value, bool):
+            return value
+        if type(value) is int and value in (0, 1):
+            return bool(value)
+        return None
+
+    # -- functions and kernels --------------------------------------------
+    def functions_for(self, func: ast.expr, scope: Scope) -> List[Function]:
+        """Same-file functions a callee expression can reach."""
+        if isinstance(func, ast.Name):
+            kind, where, binds = self.lookup(func.id, scope)
+            if kind == "function" and where is not None:
+                return list(where.functions[func.id])
+            return []
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            cls = self._class_of(func.value.id, scope)
+            if cls is not None:
+                return list(cls.functions.get(func.attr, []))
+        return []
+
+    def _class_of(self, name: str, scope: Scope) -> Optional[Scope]:
+        if name in ("self", "cls"):
+            s: Optional[Scope] = scope
+            while s is not None:
+                if isinstance(s, Function) and s.cls is not None:
+                    return s.cls
+                s = s.parent
+            return None
+        kind, where, _ = self.lookup(name, scope)
+        if kind == "class" and where is not None:
+            return where.classes[name]
+        return None
+
+    def produced(self, fn: Function, depth: int = 0) -> Set[Function]:
+        """prim_funcs a factory/builder returns: those defined inside it, and
+        those of undecorated builders it returns a call of."""
+        key = id(fn)
+        if key in self._produced:
+            return self._produced[key]
+        self._produced[key] = set()  # cycle guard
+        result: Set[Function] = set()
+        if fn.is_prim_func:
+            result.add(fn)
+        else:
+            stack = list(fn.children)
+            while stack:
+                child = stack.pop()
+                if child.jit is not None:
+                    continue  # a nested factory with its own compile site
+                if child.is_prim_func:
+                    result.add(child)
+                else:
+                    stack.extend(child.children)
+            if depth < _MAX_DEPTH:
+                for value in fn.returns:
+                    result |= self.kernels_of(value, fn, depth + 1)
+        self._produced[key] = result
+        return result
+
+    def kernels_of(self, expr: Optional[ast.expr], scope: Scope, depth: int = 0,
+                   before_line: Optional[int] = None) -> Set[Function]:
+        """prim_funcs an expression evaluates to (or, for a factory passed to
+        jit, produces)."""
+        if expr is None or depth > _MAX_DEPTH:
+            return set()
+        if isinstance(expr, ast.Call):
+            result: Set[Function] = set()
+            for fn in self.functions_for(expr.func, scope):
+                if fn.jit is None and not fn.is_macro:
+                    result |= self.produced(fn, depth + 1)
+            return result
+        if isinstance(expr, ast.Attribute):
+            result = set()
+            for fn in self.functions_for(expr, scope):
+                result |= self.produced(fn, depth + 1)
+            return result
+        if not isinstance(expr, ast.Name):
+            return set()
+        kind, where, binds = self.lookup(expr.id, scope)
+        if kind == "function" and where is not None:
+            result = set()
+            for fn in where.functions[expr.id]:
+                result |= self.produced(fn, depth + 1)
+            return result
+        if kind == "assign" and where is not None:
+            chosen = binds
+            if before_line is not None and where is scope:
+                earlier = [b for b in binds if b.line < before_line]
+                chosen = earlier[-1:] or binds
+            result = set()
+            for b in chosen:
+                result |= self.kernels_of(b.value, where, depth + 1)
+            if not result and before_line is not None and where is scope:
+                for b in binds:
+                    result |= self.kernels_of(b.value, where, depth + 1)
+            return result
+        if kind == "param" and isinstance(where, Function):
+            return self._through_param(where, expr.id, depth + 1)
+        return set()
+
+    def _through_param(self, fn: Function, param: str, depth: int) -> Set[Function]:
+        """A helper's parameter: what its callers in this file pass in."""
+        node = fn.node
+        args = node.args  # type: ignore[attr-defined]
+        positional = [a.arg for a in list(args.posonlyargs) + list(args.args)]
+        if fn.cls is not None and positional and positional[0] in ("self", "cls"):
+            positional = positional[1:]
+        result: Set[Function] = set()
+        for call, caller in self.calls_to(fn):
+            arg = _kwarg(call, param)
+            if arg is None and param in positional:
+                idx = positional.index(param)
+                if idx < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:idx + 1]):
+                    arg = call.args[idx]
+            result |= self.kernels_of(arg, caller, depth, before_line=call.lineno)
+        return result
+
+    def calls_to(self, fn: Function) -> Iterable[Tuple[ast.Call, Scope]]:
+        if self._calls_by_name is None:
+            index: Dict[str, List[Tuple[ast.Call, Scope]]] = {}
+            scopes: List[Scope] = [self.b.module] + list(self.b.functions)
+            scopes += _classes(self.b.module, self.b.functions)
+            for scope in scopes:
+                for call in scope.local_calls:
+                    f = call.func
+                    name = f.id if isinstance(f, ast.Name) else f.attr  # type: ignore[union-attr]
+                    index.setdefault(name, []).append((call, scope))
+            self._calls_by_name = index
+        for call, scope in self._calls_by_name.get(fn.name, []):
+            if fn in self.functions_for(call.func, scope):
+                yield call, scope
+
+
+def _classes(module: Scope, functions: List[Function]) -> List[Scope]:
+    out: List[Scope] = []
+    stack = [module] + list(functions)
+    seen = set()
+    while stack:
+        s = stack.pop()
+        for cls in s.classes.values():
+            if id(cls) not in seen:
+                seen.add(id(cls))
+                out.append(cls)
+                stack.append(cls)
+    return out
+
+
+def _kwarg(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None

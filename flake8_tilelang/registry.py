@@ -1,0 +1,134 @@
+"""The one list of rules. The flake8 plugin, the engine, the docs and (later)
+the CLI all read it; a rule module registers itself with ``@rule(...)``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+CODE_RE = re.compile(r"^TLA\d{3}$")
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+DOC_SECTIONS = ("what", "why", "known_false_positives", "references")
+
+EXAMPLES_DIR = os.path.join(os.path.dirname(__file__), "rules", "examples")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    line: int
+    col: int  # 0-based, as flake8 wants it
+    message: str  # without the code
+    severity: str = ERROR
+
+    def flake8_text(self) -> str:
+        return "%s %s" % (self.code, self.message)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    confidence: str  # "high" or "medium"
+    summary: str
+    what: str
+    why: str
+    fix: str
+    known_false_positives: str
+    references: str
+    check: Optional[Callable] = field(default=None, compare=False, repr=False)
+    default_enabled: bool = True
+    preview: bool = False
+    since: str = "0.1.0"
+
+    @property
+    def example_path(self) -> str:
+        return os.path.join(EXAMPLES_DIR, "%s_example.py" % self.code)
+
+    @property
+    def use_instead_path(self) -> str:
+        return os.path.join(EXAMPLES_DIR, "%s_use_instead.py" % self.code)
+
+    def docs(self) -> str:
+        """The rule's documentation, as Markdown, in fixed sections."""
+        def snippet(path: str) -> str:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    return f.read().rstrip()
+            except OSError:
+                return "(example not available)"
+
+        state = "on by default" if self.default_enabled else "opt-in (select it explicitly)"
+        parts = [
+            "# %s %s" % (self.code, self.name),
+            "",
+            "Severity: %s. Confidence: %s. %s%s. Since %s." % (
+                self.severity, self.confidence, state[0].upper() + state[1:],
+                ", preview" if self.preview else "", self.since),
+            "",
+            "## What it does", "", self.what.strip(), "",
+            "## Why is this bad", "", self.why.strip(), "",
+            "## Example", "", "```python", snippet(self.example_path), "```", "",
+            "## Use instead", "", self.fix.strip(), "", "```python", snippet(self.use_instead_path), "```", "",
+            "## Known false positives", "", self.known_false_positives.strip(), "",
+            "## References", "", self.references.strip(), "",
+        ]
+        return "\n".join(parts)
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._rules: Dict[str, Rule] = {}
+
+    def add(self, rule: Rule) -> None:
+        if not CODE_RE.match(rule.code):
+            raise ValueError("bad rule code %r" % rule.code)
+        if not NAME_RE.match(rule.name):
+            raise ValueError("rule name must be kebab-case: %r" % rule.name)
+        if rule.severity not in SEVERITIES:
+            raise ValueError("bad severity %r" % rule.severity)
+        if rule.code in self._rules:
+            raise ValueError("duplicate rule code %s" % rule.code)
+        if any(r.name == rule.name for r in self._rules.values()):
+            raise ValueError("duplicate rule name %s" % rule.name)
+        self._rules[rule.code] = rule
+
+    def __iter__(self):
+        return iter(sorted(self._rules.values(), key=lambda r: r.code))
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def get(self, code: str) -> Optional[Rule]:
+        return self._rules.get(code)
+
+    def checks(self) -> List[Rule]:
+        return [r for r in self if r.check is not None]
+
+    def opt_in_codes(self) -> List[str]:
+        return [r.code for r in self if not r.default_enabled]
+
+
+REGISTRY = Registry()
+
+
+def rule(**meta) -> Callable:
+    """Register the decorated ``check(model) -> Iterable[Diagnostic]``."""
+    def decorate(check: Callable[..., Iterable[Diagnostic]]) -> Callable:
+        REGISTRY.add(Rule(check=check, **meta))
+        return check
+    return decorate
+
+
+def all_rules() -> Registry:
+    """The registry with every rule module loaded."""
+    from . import rules  # noqa: F401  (registers on import)
+    return REGISTRY

@@ -1,0 +1,2 @@
+"""Rule modules. Importing this package registers every rule."""
+from . import internal, launch, sync_and_scope  # noqa: F401

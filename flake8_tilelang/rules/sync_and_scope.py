@@ -1,0 +1,154 @@
+"""Hand-written scopes and syncs that contradict the compiler switches."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from .. import constants as C
+from ..registry import ERROR, WARNING, Diagnostic, rule
+
+
+def _call_text(use) -> str:
+    call = use.use.call
+    if use.prim == "Scope" and _scope_literal(use) != "?":
+        return 'T.Scope("%s")' % _scope_literal(use)
+    return "T.%s(...)" % use.prim if (call.args or call.keywords) else "T.%s()" % use.prim
+
+
+@rule(
+    code="TLA001",
+    name="scope-under-auto-cv-combine",
+    severity=WARNING,
+    confidence="high",
+    summary="`with T.Scope(...)` in a kernel compiled with TL_ASCEND_AUTO_CV_COMBINE on",
+    what="""
+Reports each `with T.Scope(...)` in a kernel whose `pass_configs` turn
+`TL_ASCEND_AUTO_CV_COMBINE` on, including scopes inside `@T.macro` helpers the
+kernel calls (reported on the macro call in the kernel). It is an error when
+the kernel has both a Cube and a Vector scope or hand-written cross-core
+flags; a kernel with only `T.Scope("V")` gets a warning.
+""",
+    why="""
+With COMBINE on, the CombineCV pass re-emits the whole kernel twice, once for
+the Cube core and once for the Vector core, and decides the side of every
+statement with its own classifier (`src/transform/ascend_combinecv.cc:702-767`).
+It does not recognise the `resource_scope` a `T.Scope` writes: your scope is
+copied into both branches, where it nests as dead code on the wrong side.
+Flags and barriers cannot be classified and follow the previous classified
+statement, so a `T.wait_cross_flag` at the top of `T.Scope("V")` stays in the
+Cube copy and is dropped from the Vector copy: a silent race and wrong
+results (tile-ai/tilelang-ascend #1509, still open). Kernels that only use
+`T.Scope("V")` happen to work today, which is why that case is a warning.
+""",
+    fix="""
+Either delete the `with T.Scope(...)` blocks and let CombineCV split the
+kernel (Developer mode), or set `TL_ASCEND_AUTO_CV_COMBINE: False` and scope
+every Cube and Vector op by hand (Expert mode).
+""",
+    known_false_positives="""
+Pure `T.Scope("V")` kernels compile and run today; the warning says the scope
+is redundant. Silence one line with `# noqa: TLA001` if you keep it on purpose.
+""",
+    references="""
+- `src/transform/ascend_combinecv.cc:597-767, 840-858` (CVCombineEmitter)
+- tile-ai/tilelang-ascend #1509, #1244
+- mode guide: "avoid writing T.Scope while AUTO_CV_COMBINE is on"
+""",
+)
+def scope_under_auto_cv_combine(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        scopes = list(kernel.uses_of("Scope"))
+        if not scopes:
+            continue
+        literal = {_scope_literal(u) for u in scopes}
+        both_sides = "V" in literal and "C" in literal
+        cross_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC))
+        severity = ERROR if both_sides or cross_flags else WARNING
+        for config in kernel.configs:
+            if not config.is_on(C.AUTO_CV_COMBINE):
+                continue
+            for use in scopes:
+                if severity == ERROR:
+                    consequence = ("flags and barriers in it follow the previous classified op and are "
+                                   "dropped from the side that needs them (silent race)")
+                else:
+                    consequence = "the scope is redundant and copied into both Cube and Vector code"
+                yield Diagnostic(
+                    "TLA001", use.line, use.col,
+                    "`%s`%s is ignored: %s, so CombineCV splits the kernel by itself and %s; "
+                    "remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+                    "scope every op by hand" % (
+                        _call_text(use), use.via_text(), config.describe(C.AUTO_CV_COMBINE), consequence),
+                    severity,
+                )
+
+
+def _scope_literal(use) -> str:
+    call = use.use.call
+    if len(call.args) == 1 and isinstance(getattr(call.args[0], "value", None), str):
+        return call.args[0].value
+    return "?"
+
+
+@rule(
+    code="TLA002",
+    name="manual-sync-under-auto-sync",
+    severity=WARNING,
+    confidence="high",
+    summary="hand-written intra-core sync in a kernel compiled with TL_ASCEND_AUTO_SYNC on",
+    what="""
+Reports each `T.barrier_all`, `T.pipe_barrier`, `T.set_flag`, `T.wait_flag`,
+`T.init_flag` and `T.clear_flag` in a kernel whose `pass_configs` turn
+`TL_ASCEND_AUTO_SYNC` on. A sync inside a `@T.macro` (also a macro calling a
+macro) is reported on the line where the kernel calls the macro, and the
+message names the macro and the line of the primitive. `T.sync_all` and the
+cross-core flags are not intra-core syncs and are not reported.
+""",
+    why="""
+AscendSyncInsert, the last pass of the pipeline, inserts its own
+`pipe_barrier` and `set_flag`/`wait_flag` pairs wherever it sees a
+dependency. It only recognises its own `tl.ascend_auto_*` ops as syncs
+(`IsSyncStatement`, `src/transform/ascend_sync_insert.cc:723-741`): it never
+removes, merges with or reasons about a hand-written one. The result is double
+synchronisation, any ping-pong overlap you built by hand is serialised by the
+pass's conservative syncs, and the auto pass hands out event IDs on the same
+per-pipe-pair hardware events your flags use, so an outstanding manual flag
+can be consumed by an automatic wait (a hang or a missed sync) [inferred from
+the allocator, not reproduced on a device].
+""",
+    fix="""
+Delete the hand-written syncs and let AscendSyncInsert place them (Developer
+mode), or set `TL_ASCEND_AUTO_SYNC: False` if the hand-written protocol is
+intended (Expert mode).
+""",
+    known_false_positives="""
+Some kernels keep a hand-written protocol under AUTO_SYNC on purpose; they
+work but pay for double syncs. Use `# noqa: TLA002` on those lines, or turn
+the switch off for that kernel.
+""",
+    references="""
+- `src/transform/ascend_sync_insert.cc:67-71` (pass switch), `:723-741` (IsSyncStatement), `:1605-1647` (event IDs)
+- mode guide §2.1 ①: with AUTO_SYNC on, no `T.barrier_all`/`T.set_flag`/`T.wait_flag` is written
+""",
+)
+def manual_sync_under_auto_sync(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        syncs = list(kernel.uses_of(*C.INTRA_CORE_SYNC))
+        if not syncs:
+            continue
+        for config in kernel.configs:
+            if not config.is_on(C.AUTO_SYNC):
+                continue
+            for use in syncs:
+                if use.via:
+                    what = "macro `%s` runs hand-written `T.%s` (line %d)" % (
+                        use.via[0].macro.name, use.prim, use.use.line)
+                else:
+                    what = "`%s` is a hand-written sync" % _call_text(use)
+                yield Diagnostic(
+                    "TLA002", use.line, use.col,
+                    "%s while %s: AscendSyncInsert does not see it and inserts its own syncs on top "
+                    "(double sync, serialised ping-pong, shared event IDs); delete it, or set "
+                    "TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol" % (
+                        what, config.describe(C.AUTO_SYNC)),
+                    WARNING,
+                )
