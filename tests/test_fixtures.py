@@ -1,0 +1,28 @@
+"""Every fixture kernel produces exactly the diagnostics its `# expect:` markers name."""
+import glob
+import os
+
+import pytest
+
+from flake8_tilelang.registry import EXAMPLES_DIR
+from helpers import expected_in, lint_file
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = sorted(
+    glob.glob(os.path.join(ROOT, "fixtures", "**", "*.py"), recursive=True)
+    + glob.glob(os.path.join(EXAMPLES_DIR, "*.py"))
+)
+
+
+def test_there_are_fixtures():
+    assert len(FILES) >= 20
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_fixture(path):
+    got = lint_file(path)
+    found = {(d.line, d.code) for d in got}
+    expected = expected_in(path)
+    missing = sorted(expected - found)
+    unexpected = sorted((d.line, d.code, d.message) for d in got if (d.line, d.code) not in expected)
+    assert not missing and not unexpected, "missing %r\nunexpected %r" % (missing, unexpected)

@@ -1,0 +1,397 @@
+"""Unit tests of the kernel model: imports, configs, compile sites, macros, launches."""
+import ast
+
+import pytest
+
+from flake8_tilelang import constants as C
+from flake8_tilelang.engine import check_tree
+from helpers import codes, model
+
+HEADER = """
+import tilelang
+import tilelang.language as T
+"""
+
+KERNEL = """
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((32, N), "float16")
+            T.copy(A[cid * 64 + vid * 32, 0], a)
+            T.barrier_all()
+    return main
+"""
+
+
+def only_kernel(src):
+    m = model(src)
+    assert len(m.kernels) == 1, [k.name for k in m.kernels]
+    return m.kernels[0]
+
+
+def states(kernel):
+    return [{C.SWITCH_ENUM[k]: cfg.state(k) for k in C.SWITCHES} for cfg in kernel.configs]
+
+
+# -- imports -----------------------------------------------------------------
+
+@pytest.mark.parametrize("imports, jit, lang", [
+    ("import tilelang\nimport tilelang.language as T", "tilelang.jit", "T"),
+    ("import tilelang as tl\nimport tilelang.language as T", "tl.jit", "T"),
+    ("from tilelang import language as T, jit", "jit", "T"),
+    ("from tilelang import jit, PassConfigKey\nfrom tilelang import language as T", "jit", "T"),
+    ("import tilelang\nimport tilelang.language as tl", "tilelang.jit", "tl"),
+    ("try:\n    import tilelang\n    import tilelang.language as T\nexcept ImportError:\n    tilelang = None\n    T = None",
+     "tilelang.jit", "T"),
+])
+def test_import_spellings(imports, jit, lang):
+    src = imports + """
+
+@%s(pass_configs={"tl.ascend_auto_sync": True})
+def factory(M, N):
+    @%s.prim_func
+    def main(A: %s.Tensor((M, N), "float16")):
+        with %s.Kernel(M // 64, is_npu=True) as (cid, vid):
+            %s.barrier_all()
+    return main
+""" % (jit, lang, lang, lang, lang)
+    line = src.splitlines().index("            %s.barrier_all()" % lang) + 1
+    assert codes(src) == [(line, "TLA002")]
+
+
+def test_t_that_is_not_tilelang_is_not_a_primitive():
+    src = """
+import threading as T
+import tilelang
+import tilelang.language as TL
+
+@tilelang.jit(pass_configs={"tl.ascend_auto_sync": True})
+def factory(M):
+    @TL.prim_func
+    def main(A: TL.Tensor((M,), "float16")):
+        with TL.Kernel(4, is_npu=True) as (cid, vid):
+            T.barrier_all()
+    return main
+"""
+    assert codes(src) == []
+
+
+def test_parameter_named_T_shadows_the_import():
+    src = HEADER + """
+@tilelang.jit(pass_configs={"tl.ascend_auto_sync": True})
+def factory(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            helper(T)
+    return main
+
+def helper(T):
+    T.barrier_all()
+"""
+    assert codes(src) == []
+
+
+def test_file_without_tilelang_import_builds_nothing():
+    src = "# tilelang is mentioned only here\nimport os\n"
+    m = model(src)
+    assert not m.imports_tilelang and m.kernels == []
+
+
+def test_file_that_never_mentions_tilelang_is_not_parsed():
+    # the gate returns before parsing: a tree of None and broken text are fine
+    assert check_tree(None, ["def broken(:\n"], "x.py") == []
+
+
+# -- configs -----------------------------------------------------------------
+
+def test_no_pass_configs_means_every_switch_off():
+    k = only_kernel(HEADER + "@tilelang.jit\ndef f(M, N):" + KERNEL)
+    assert states(k) == [{n: False for n in C.SWITCH_ENUM.values()}]
+    k = only_kernel(HEADER + "@tilelang.jit(out_idx=[-1])\ndef f(M, N):" + KERNEL)
+    assert states(k) == [{n: False for n in C.SWITCH_ENUM.values()}]
+
+
+@pytest.mark.parametrize("config, expected", [
+    ("{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}", (True, False)),
+    ('{"tl.ascend_auto_sync": 1, "tl.ascend_auto_cv_combine": 0}', (True, False)),
+    ("{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: False}", (False, False)),
+    ("{**BASE, tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: False}", (False, True)),
+    ("{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: False, **BASE}", (True, True)),
+    ("{**unknown_call(), tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}", (True, None)),
+    ("{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True, **unknown_call()}", (None, None)),
+    ("{getattr(tilelang.PassConfigKey, n): True for n in NAMES}", (True, True)),
+    ("{n: True for n in RAW}", (True, False)),
+    ("BASE", (True, True)),
+    ("dict(BASE)", (True, True)),
+    ("BASE.copy()", (True, True)),
+    ("BASE if FAST else {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}", (True, None)),
+    ("make_configs()", (None, None)),
+    ("None", (False, False)),
+    ("{KEY_VAR: True}", (None, None)),
+    ('{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: "True"}', (None, False)),
+])
+def test_config_forms(config, expected):
+    src = HEADER + """
+BASE = {
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+    tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True,
+}
+NAMES = ["TL_ASCEND_AUTO_SYNC", "TL_ASCEND_AUTO_CV_COMBINE"]
+RAW = ("tl.ascend_auto_sync",)
+FAST = True
+
+@tilelang.jit(pass_configs=%s)
+def f(M, N, KEY_VAR=None):""" % config + KERNEL
+    k = only_kernel(src)
+    (cfg,) = k.configs
+    assert (cfg.state(C.AUTO_SYNC), cfg.state(C.AUTO_CV_COMBINE)) == expected
+
+
+def test_try_branch_wins_over_import_error_fallback():
+    src = """
+try:
+    import tilelang
+    import tilelang.language as T
+    PASS_CONFIGS = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+except ImportError:
+    PASS_CONFIGS = {}
+
+@tilelang.jit(pass_configs=PASS_CONFIGS)
+def f(M, N):""" + KERNEL
+    (cfg,) = only_kernel(src).configs
+    assert cfg.is_on(C.AUTO_SYNC)
+    assert cfg.where(C.AUTO_SYNC) == "set at kernel.py:5"
+
+
+def test_mutated_config_is_unknown():
+    src = HEADER + """
+CFG = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+CFG[tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+
+@tilelang.jit(pass_configs=CFG)
+def f(M, N):""" + KERNEL
+    (cfg,) = only_kernel(src).configs
+    assert cfg.state(C.AUTO_SYNC) is None
+
+
+def test_config_from_parameter_or_other_module_is_unknown():
+    src = HEADER + """
+from .configs import SHARED
+
+def make(cfgs):
+    @tilelang.jit(pass_configs=cfgs)
+    def f(M, N):""" + KERNEL.replace("\n    ", "\n        ") + """
+    return f
+
+@tilelang.jit(pass_configs=SHARED)
+def g(M, N):""" + KERNEL
+    m = model(src)
+    assert len(m.kernels) == 2
+    for k in m.kernels:
+        assert [c.state(C.AUTO_SYNC) for c in k.configs] == [None]
+    assert codes(src) == []
+
+
+def test_where_names_the_key_line_or_the_argument():
+    src = HEADER + """
+@tilelang.jit(
+    pass_configs={
+        tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+    },
+)
+def f(M, N):""" + KERNEL
+    (cfg,) = only_kernel(src).configs
+    assert cfg.describe(C.AUTO_SYNC) == "TL_ASCEND_AUTO_SYNC is on (set at kernel.py:7)"
+    assert cfg.describe(C.AUTO_CV_COMBINE).startswith(
+        "TL_ASCEND_AUTO_CV_COMBINE is off (not set in the pass_configs of the @jit decorator at kernel.py:6")
+
+
+# -- compile sites -----------------------------------------------------------
+
+def test_builder_indirection():
+    src = HEADER + """
+CFG = {"tl.ascend_auto_sync": True}
+
+def build_kernel(M, N):""" + KERNEL + """
+
+@tilelang.jit(pass_configs=CFG)
+def kernel_jit(M, N):
+    return build_kernel(M, N)
+"""
+    assert states(only_kernel(src))[0]["TL_ASCEND_AUTO_SYNC"] is True
+
+
+def test_compile_site_through_assignment_and_helper_parameter():
+    src = HEADER + """
+CFG = {"tl.ascend_auto_sync": True}
+OFF = {"tl.ascend_auto_sync": False}
+
+def vec_a(M, N):""" + KERNEL + """
+
+def vec_b(M, N):""" + KERNEL + """
+
+def _compile(prog):
+    return tilelang.compile(prog, pass_configs=CFG)
+
+def run_a():
+    func = vec_a(128, 128)
+    func = tilelang.compile(func, out_idx=[-1], pass_configs=OFF)
+
+def run_b():
+    _compile(vec_b(128, 128))
+"""
+    m = model(src)
+    by_name = {k.func.node.lineno: k for k in m.kernels}
+    a, b = [by_name[line] for line in sorted(by_name)]
+    assert [c.state(C.AUTO_SYNC) for c in a.configs] == [False]
+    assert [c.state(C.AUTO_SYNC) for c in b.configs] == [True]
+
+
+def test_kernel_compiled_at_two_sites_is_checked_under_each():
+    src = HEADER + """
+def vec(M, N):""" + KERNEL + """
+
+def run():
+    tilelang.compile(vec(1, 2), pass_configs={"tl.ascend_auto_sync": False})
+    tilelang.compile(vec(1, 2), pass_configs={"tl.ascend_auto_sync": True})
+"""
+    k = only_kernel(src)
+    assert sorted(c.state(C.AUTO_SYNC) for c in k.configs) == [False, True]
+    assert [code for _, code in codes(src)] == ["TLA002"]
+
+
+def test_lower_inside_pass_context():
+    src = HEADER + """
+import tvm
+from tvm.transform import PassContext as PC
+
+def vec(M, N):""" + KERNEL + """
+
+def aot():
+    with PC(opt_level=3, config={"tl.ascend_auto_sync": True}):
+        tilelang.lower(vec(1, 2))
+
+def plain():
+    with tvm.transform.PassContext(opt_level=3):
+        tilelang.lower(vec(1, 2))
+"""
+    k = only_kernel(src)
+    assert sorted(c.state(C.AUTO_SYNC) for c in k.configs) == [False, True]
+
+
+def test_staticmethod_factory_and_autotune():
+    src = HEADER + """
+CFG = {"tl.ascend_auto_sync": True}
+
+class Op:
+    @staticmethod
+    @tilelang.autotune(configs=[{"block_M": 64}])
+    @tilelang.jit(out_idx=[-1], pass_configs=CFG)
+    def kernel(M, N):""" + KERNEL.replace("\n    ", "\n        ")
+    assert [c.state(C.AUTO_SYNC) for c in only_kernel(src).configs] == [True]
+
+
+def test_uncompiled_prim_func_has_no_config():
+    k = only_kernel(HEADER + "def f(M, N):" + KERNEL)
+    assert k.configs == []
+
+
+# -- macros ------------------------------------------------------------------
+
+def test_macro_uses_are_reported_at_the_call_site_transitively():
+    src = HEADER + """
+@T.macro
+def inner(e):
+    T.set_flag("mte2", "v", e)
+
+@T.macro
+def outer(e):
+    inner(e)
+
+@T.macro
+def unused():
+    T.barrier_all()
+
+@tilelang.jit(pass_configs={"tl.ascend_auto_sync": True})
+def f(M, N):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            outer(0)
+    return main
+"""
+    k = only_kernel(src)
+    (sync,) = list(k.uses_of("set_flag"))
+    assert sync.line == 22 and [h.macro.name for h in sync.via] == ["outer", "inner"]
+    assert sync.use.line == 7
+    assert codes(src) == [(22, "TLA002")]
+
+
+def test_recursive_macro_terminates():
+    src = HEADER + """
+@T.macro
+def ping(e):
+    pong(e)
+
+@T.macro
+def pong(e):
+    ping(e)
+    T.barrier_all()
+
+@tilelang.jit(pass_configs={"tl.ascend_auto_sync": True})
+def f(M, N):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            ping(0)
+    return main
+"""
+    assert codes(src) == [(19, "TLA002")]
+
+
+# -- launches ----------------------------------------------------------------
+
+@pytest.mark.parametrize("threads, expected", [
+    ("2", 2), ("1", 1), ("[2]", 2), ("(1,)", 1), ("THREADS", 2), ("LOCAL", 2),
+    ("4", None), ("[1, 2]", None), ("n_threads", None),
+])
+def test_threads_resolution(threads, expected):
+    src = HEADER + """
+THREADS = 2
+
+@tilelang.jit
+def f(M, N, n_threads=2):
+    LOCAL = 1 + 1
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(4, threads=%s, is_npu=True) as cid:
+            T.copy(A[cid, 0], A[cid, 0])
+    return main
+""" % threads
+    (launch,) = only_kernel(src).launches
+    assert launch.threads_count == expected
+    assert launch.is_npu is True
+
+
+def test_vid_bound_inside_kernel_is_not_unbound():
+    src = HEADER + """
+@tilelang.jit
+def f(M, N):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(4, threads=2, is_npu=True) as cid:
+            for vid in T.serial(2):
+                T.copy(A[cid * 2 + vid, 0], A[cid, 0])
+    return main
+"""
+    (launch,) = only_kernel(src).launches
+    assert launch.unbound_vid_reads == []
+
+
+def test_deeply_nested_expression_does_not_crash():
+    body = "x = " + "+".join(["1"] * 1500)
+    src = HEADER + body + "\n"
+    tree = ast.parse(src)
+    assert check_tree(tree, src.splitlines(True), "deep.py") == []

@@ -1,0 +1,47 @@
+"""The registry: codes are stable, every rule documents itself, examples are real."""
+import os
+import re
+
+import pytest
+
+from flake8_tilelang.registry import SEVERITIES, all_rules
+from helpers import expected_in, lint_file
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RULES = list(all_rules())
+
+
+def golden():
+    out = {}
+    with open(os.path.join(HERE, "codes.txt"), encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                code, name = line.split()[:2]
+                out[code] = name
+    return out
+
+
+def test_codes_are_never_renamed_or_reused():
+    assert {r.code: r.name for r in RULES} == golden()
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_rule_metadata(rule):
+    assert re.match(r"^TLA\d{3}$", rule.code)
+    assert rule.severity in SEVERITIES and rule.confidence in ("high", "medium")
+    for section in (rule.summary, rule.what, rule.why, rule.fix, rule.known_false_positives, rule.references):
+        assert section.strip()
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.check is not None], ids=lambda r: r.code)
+def test_docs_examples_fire_and_fixes_are_clean(rule):
+    bad = lint_file(rule.example_path)
+    assert rule.code in {d.code for d in bad}
+    assert {(d.line, d.code) for d in bad} == expected_in(rule.example_path)
+    assert lint_file(rule.use_instead_path) == []
+    docs = rule.docs()
+    for heading in ("## What it does", "## Why is this bad", "## Example", "## Use instead",
+                    "## Known false positives", "## References"):
+        assert heading in docs
+    with open(rule.example_path, encoding="utf-8") as f:
+        assert f.read().strip() in docs
