@@ -85,3 +85,20 @@ EXPERT_ALLOCS = frozenset({"alloc_L1", "alloc_ub", "alloc_L0A", "alloc_L0B", "al
 
 # Module names whose import makes a file worth analysing.
 MARKER = "tilelang"
+
+# Keys registered after the 95acbd7f snapshot (PR #1346); accepted so users
+# of newer releases get no false TLA050.
+POST_SNAPSHOT_KEYS = frozenset({"tl.ascend_auto_sync_vs"})
+PASS_CONFIG_ENUM_POST_SNAPSHOT = {"TL_ASCEND_AUTO_SYNC_VS": "tl.ascend_auto_sync_vs"}
+PASS_CONFIG_ENUM.update(PASS_CONFIG_ENUM_POST_SNAPSHOT)
+KNOWN_KEYS = frozenset(PASS_CONFIG_ENUM.values())
+# Keys whose value is not a boolean switch.
+NON_BOOL_KEYS = frozenset({"tl.config_index_bitwidth", "cuda.kernels_output_dir", "tir.add_lower_pass"})
+# Keys no pass on the Ascend pipeline reads (rules-reference §a.2).
+INERT_KEYS = frozenset({
+    "tl.Simplify", "tl.dynamic_alignment", "tl.disable_dynamic_tail_split",
+    "tl.disable_warp_specialized", "tl.disable_tma_lower", "tl.debug_merge_shared_memory_allocations",
+    "tir.enable_equiv_terms_in_cse_tir", "tir.disable_cse_tir", "tir.disable_storage_rewrite",
+    "tir.use_async_copy", "tir.enable_debug", "tir.add_lower_pass", "tir.noalias",
+    "cuda.kernels_output_dir",
+})

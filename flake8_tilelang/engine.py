@@ -62,11 +62,19 @@ def check_tree(
 
 
 def dedupe(diagnostics: Iterable[Diagnostic]) -> List[Diagnostic]:
-    """One diagnostic per (line, code): the first by column wins."""
+    """One diagnostic per (line, code): the first by column wins, and a rule
+    that yields to another code is dropped on lines where that code fired."""
+    registry = all_rules()
     best = {}
     for d in sorted(diagnostics, key=lambda d: (d.line, d.col, d.code)):
         best.setdefault((d.line, d.code), d)
-    return sorted(best.values(), key=lambda d: (d.line, d.col, d.code))
+    kept = []
+    for (line, code), d in best.items():
+        rule = registry.get(code)
+        if rule is not None and any((line, other) in best for other in rule.yields_to):
+            continue
+        kept.append(d)
+    return sorted(kept, key=lambda d: (d.line, d.col, d.code))
 
 
 def _internal_error(step: str, exc: BaseException) -> Diagnostic:

@@ -48,6 +48,9 @@ class Rule:
     default_enabled: bool = True
     preview: bool = False
     since: str = "0.1.0"
+    # Codes that already explain the same line: this rule stays quiet there
+    # (no cascade of diagnostics from one mistake).
+    yields_to: tuple = ()
 
     @property
     def example_path(self) -> str:

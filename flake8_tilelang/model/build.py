@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, List, Optional
 
 from .. import constants as C
-from .nodes import Binding, CompileSite, Function, Launch, Scope, Use
+from .nodes import STORE, Binding, CompileSite, Function, Launch, Scope, Use
 
 _MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
@@ -23,6 +23,7 @@ class _Ctx:
     launch: Optional[Launch] = None
     pass_context: Optional[ast.Call] = None
     fallback: bool = False  # inside ``except ImportError``
+    parallel: Optional[Use] = None  # innermost enclosing T.Parallel loop
 
 
 def canonical_prim(qualname: Optional[str]) -> Optional[str]:
@@ -123,10 +124,12 @@ class Builder:
             self._expr(node.value, ctx)
             for target in node.targets:
                 self._bind(target, node.value, ctx)
+            self._record_alloc(node.targets, node.value, ctx)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self._expr(node.value, ctx)
                 self._bind(node.target, node.value, ctx)
+                self._record_alloc([node.target], node.value, ctx)
         elif isinstance(node, ast.AugAssign):
             self._expr(node.value, ctx)
             self._bind(node.target, None, ctx)
@@ -135,7 +138,9 @@ class Builder:
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self._expr(node.iter, ctx)
             self._bind(node.target, None, ctx)
-            self._block(node.body, ctx)
+            use = self.uses_by_call.get(id(node.iter))
+            body_ctx = replace(ctx, parallel=use) if use is not None and use.prim == "Parallel" else ctx
+            self._block(node.body, body_ctx)
             self._block(node.orelse, ctx)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             self._with(node, ctx)
@@ -288,6 +293,19 @@ class Builder:
             base = target.value
             if isinstance(target, ast.Subscript) and isinstance(base, ast.Name):
                 self._mutate(base.id, ctx.scope)
+                if isinstance(ctx.scope, Function) and (ctx.scope.is_prim_func or ctx.scope.is_macro):
+                    ctx.scope.uses.append(Use(STORE, target, ctx.scope, ctx.tscope,
+                                              in_parallel=ctx.parallel is not None))
+                    if ctx.parallel is not None:
+                        ctx.parallel.stores.add(base.id)
+
+    def _record_alloc(self, targets: List[ast.expr], value: ast.expr, ctx: _Ctx) -> None:
+        use = self.uses_by_call.get(id(value))
+        if use is None or not use.prim.startswith("alloc_") or not isinstance(ctx.scope, Function):
+            return
+        for target in targets:
+            if isinstance(target, ast.Name):
+                ctx.scope.allocs[target.id] = use.prim
 
     def _bind_name(self, name: str, value: Optional[ast.expr], line: int, ctx: _Ctx) -> None:
         scope = ctx.scope
@@ -331,7 +349,7 @@ class Builder:
         q = qualname(func, scope)
         prim = canonical_prim(q)
         if prim is not None:
-            use = Use(prim, call, scope, ctx.tscope)
+            use = Use(prim, call, scope, ctx.tscope, in_parallel=ctx.parallel is not None)
             scope.uses.append(use)
             self.uses_by_call[id(call)] = use
             return
@@ -348,9 +366,11 @@ class Builder:
             self.sites.append(CompileSite("jit-call", func, scope, target=call.args[0]))
         elif isinstance(func, ast.Name):
             scope.local_calls.append(call)
+            scope.call_scope_kinds[id(call)] = ctx.tscope
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             if func.value.id in ("self", "cls") or q is None:
                 scope.local_calls.append(call)
+                scope.call_scope_kinds[id(call)] = ctx.tscope
             if func.attr in _MUTATORS:
                 self._mutate(func.value.id, scope)
 

@@ -21,6 +21,10 @@ class Entry:
     node: ast.AST  # where the key is written
     filename: str
     value_node: Optional[ast.AST] = None
+    # The value as a Python constant when it is one (True, "True", None, 1.5,
+    # [..]); ``raw_known`` False when it could not be resolved at all.
+    raw: object = None
+    raw_known: bool = False
 
     @property
     def line(self) -> int:
@@ -84,7 +88,8 @@ class PassConfig:
         for key in set(self.entries) | set(other.entries):
             a, b = self.state(key), other.state(key)
             src = self.entries.get(key) or other.entries.get(key)
-            entries[key] = Entry(key, a if a == b else None, src.node, src.filename, src.value_node)
+            entries[key] = Entry(key, a if a == b else None, src.node, src.filename, src.value_node,
+                                 src.raw if a == b else None, src.raw_known and a == b)
         return PassConfig(entries, self.complete and other.complete, self.origin, self.origin_desc,
                           self.filename)
 

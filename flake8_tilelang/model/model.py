@@ -14,7 +14,8 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from .build import Builder
 from .config import PassConfig
 from .nodes import CompileSite, Function, Launch, Use
-from .resolve import Resolver
+from .resolve import UNKNOWN, Resolver
+from .sides import op_side, trace
 
 _MAX_MACRO_DEPTH = 8
 
@@ -23,6 +24,11 @@ _MAX_MACRO_DEPTH = 8
 class MacroHop:
     macro: Function
     call: ast.Call  # the call of ``macro``
+    caller: Function  # the function (kernel or macro) that makes the call
+
+    @property
+    def call_scope_kind(self) -> Optional[str]:
+        return self.caller.call_scope_kinds.get(id(self.call))
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,25 @@ class KernelUse:
     @property
     def prim(self) -> str:
         return self.use.prim
+
+    @property
+    def scope_kind(self) -> Optional[str]:
+        """The innermost ``T.Scope`` around this use as the kernel runs it:
+        inside the macro first, then around each macro call outwards."""
+        if self.use.scope_kind is not None:
+            return self.use.scope_kind
+        for hop in reversed(self.via):
+            if hop.call_scope_kind is not None:
+                return hop.call_scope_kind
+        return None
+
+    @property
+    def order(self) -> Tuple[int, ...]:
+        """Program-order key within the kernel (macro bodies expanded in place)."""
+        key: Tuple[int, ...] = ()
+        for hop in self.via:
+            key += (hop.call.lineno, hop.call.col_offset)
+        return key + (self.use.call.lineno, self.use.call.col_offset)  # type: ignore[attr-defined]
 
     @property
     def report_node(self) -> ast.AST:
@@ -63,6 +88,31 @@ class Kernel:
     func: Function
     configs: List[PassConfig] = field(default_factory=list)
     uses: List[KernelUse] = field(default_factory=list)
+    resolver: Optional[Resolver] = field(default=None, repr=False)
+
+    def side(self, use: KernelUse) -> Optional[str]:
+        """"C", "V", "CV" (cross-side copy) or None: see ``sides.op_side``."""
+        return op_side(use, self.func)
+
+    def arg_value(self, use: KernelUse, index: int, keyword: Optional[str] = None) -> object:
+        """The constant value of a primitive's argument, following macro
+        parameters back to the kernel; ``UNKNOWN`` when it cannot be known."""
+        call = use.use.call
+        expr = None
+        if isinstance(call, ast.Call):
+            if keyword is not None:
+                expr = next((kw.value for kw in call.keywords if kw.arg == keyword), None)
+            if expr is None and index < len(call.args):
+                expr = call.args[index]
+        if expr is None or self.resolver is None:
+            return UNKNOWN
+        expr, owner = trace(expr, use, self.func)
+        if expr is None or owner is None:
+            return UNKNOWN
+        return self.resolver.const(expr, owner)
+
+    def in_order(self) -> List[KernelUse]:
+        return sorted(self.uses, key=lambda u: u.order)
 
     @property
     def name(self) -> str:
@@ -83,11 +133,24 @@ class Kernel:
 
 
 @dataclass
+class Site:
+    """A compile site, the config it applies and the kernels it reaches."""
+
+    site: CompileSite
+    config: PassConfig
+    kernels: List[Kernel]
+
+    @property
+    def line(self) -> int:
+        return self.site.line
+
+
+@dataclass
 class FileModel:
     filename: str
     imports_tilelang: bool
     kernels: List[Kernel]
-    sites: List[Tuple[CompileSite, PassConfig]]
+    sites: List[Site]
     resolver: Optional[Resolver] = None
 
     @classmethod
@@ -103,13 +166,14 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     kernels: Dict[int, Kernel] = {}
     for fn in builder.functions:
         if fn.is_prim_func:
-            kernels[id(fn)] = Kernel(fn, uses=list(_kernel_uses(fn, resolver)))
+            kernels[id(fn)] = Kernel(fn, uses=list(_kernel_uses(fn, resolver)), resolver=resolver)
             for launch in fn.launches:
                 _resolve_launch(launch, fn, resolver)
-    sites: List[Tuple[CompileSite, PassConfig]] = []
+    sites: List[Site] = []
     for site in builder.sites:
         config = resolver.site_config(site)
-        sites.append((site, config))
+        info = Site(site, config, [])
+        sites.append(info)
         if site.kind == "jit":
             assert site.function is not None
             reached = resolver.produced(site.function)
@@ -117,7 +181,10 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             reached = resolver.kernels_of(site.target, site.scope, before_line=site.line)
         for fn in reached:
             kernel = kernels.get(id(fn))
-            if kernel is not None and config not in kernel.configs:
+            if kernel is None:
+                continue
+            info.kernels.append(kernel)
+            if config not in kernel.configs:
                 kernel.configs.append(config)
     ordered = sorted(kernels.values(), key=lambda k: k.line)
     return FileModel(filename, True, ordered, sites, resolver)
@@ -141,4 +208,4 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
     for call in fn.local_calls:
         for target in resolver.functions_for(call.func, fn):
             if target.is_macro and target not in seen:
-                yield from _kernel_uses(target, resolver, via + (MacroHop(target, call),))
+                yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn),))

@@ -42,6 +42,8 @@ class Scope:
     local_calls: List[ast.Call] = field(default_factory=list)
     uses: List["Use"] = field(default_factory=list)
     returns: List[ast.expr] = field(default_factory=list)
+    # The innermost T.Scope kind around each local call (by id of the call).
+    call_scope_kinds: Dict[int, Optional[str]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -54,21 +56,30 @@ class Function(Scope):
     # Names bound anywhere in this function (params, targets, loop vars, ...).
     bound: Set[str] = field(default_factory=set)
     vid_loads: List[Tuple[ast.Name, Optional["Launch"]]] = field(default_factory=list)
+    # Buffers allocated here: name -> allocation primitive ("alloc_ub", ...).
+    allocs: Dict[str, str] = field(default_factory=dict)
 
     @property
     def line(self) -> int:
         return self.node.lineno  # type: ignore[attr-defined]
 
 
+STORE = "@store"  # pseudo-primitive: ``buf[i, j] = ...`` (CombineCV classifies stores too)
+
+
 @dataclass(eq=False)
 class Use:
-    """A call that resolves to ``tilelang.language.<prim>``."""
+    """A call that resolves to ``tilelang.language.<prim>``, or (prim
+    ``STORE``) a store into a subscripted buffer, in program order."""
 
     prim: str  # canonical name relative to tilelang.language: "barrier_all", "tile.exp", "Scope"
-    call: ast.Call
+    call: ast.AST  # the ast.Call (the ast.Subscript target for STORE)
     owner: Scope
     scope_kind: Optional[str]  # innermost enclosing T.Scope: "C", "V", another literal, "?" or None
     with_stmt: Optional[ast.AST] = None  # set when the call is a ``with`` item
+    in_parallel: bool = False  # inside a ``for ... in T.Parallel(...)`` loop
+    # For a T.Parallel use: names of the buffers its body stores into.
+    stores: Set[str] = field(default_factory=set)
 
     @property
     def line(self) -> int:

@@ -139,8 +139,9 @@ class Resolver:
                 if name is None:
                     result = result.merged(PassConfig.unknown())
                     continue
-                entry = Entry(name, self._bool(value, scope), key, self.filename, value)
-                result.entries[name] = entry
+                raw = self.const(value, scope)
+                result.entries[name] = Entry(name, _as_bool(raw), key, self.filename, value,
+                                             None if raw is UNKNOWN else raw, raw is not UNKNOWN)
             return result
         if isinstance(expr, ast.DictComp):
             return self._dict_comp(expr, scope, depth)
@@ -186,13 +187,15 @@ class Resolver:
                 not all(isinstance(n, str) for n in names):
             return PassConfig.unknown()
         var = gen.target.id
-        value = self._bool(expr.value, scope)
+        raw = self.const(expr.value, scope)
+        value = _as_bool(raw)
         result = PassConfig(filename=self.filename)
         for item in names:
             key = self._comp_key(expr.key, var, item, scope)
             if key is None:
                 return PassConfig.unknown()
-            result.entries[key] = Entry(key, value, expr, self.filename, expr.value)
+            result.entries[key] = Entry(key, value, expr, self.filename, expr.value,
+                                        None if raw is UNKNOWN else raw, raw is not UNKNOWN)
         return result
 
     def _comp_key(self, key: ast.expr, var: str, item: str, scope: Scope) -> Optional[str]:
@@ -222,14 +225,6 @@ class Resolver:
             return None
         value = self.const(key, scope)
         return value if isinstance(value, str) else None
-
-    def _bool(self, expr: ast.expr, scope: Scope) -> Optional[bool]:
-        value = self.const(expr, scope)
-        if isinstance(value, bool):
-            return value
-        if type(value) is int and value in (0, 1):
-            return bool(value)
-        return None
 
     # -- functions and kernels --------------------------------------------
     def functions_for(self, func: ast.expr, scope: Scope) -> List[Function]:
@@ -356,6 +351,14 @@ class Resolver:
         for call, scope in self._calls_by_name.get(fn.name, []):
             if fn in self.functions_for(call.func, scope):
                 yield call, scope
+
+
+def _as_bool(value: object) -> Optional[bool]:
+    if isinstance(value, bool):
+        return value
+    if type(value) is int and value in (0, 1):
+        return bool(value)
+    return None
 
 
 def _classes(module: Scope, functions: List[Function]) -> List[Scope]:
