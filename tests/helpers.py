@@ -7,13 +7,14 @@ import textwrap
 from flake8_tilelang.engine import check_tree
 from flake8_tilelang.model import build_model
 
+SELECT_RE = re.compile(r"#\s*tla-extend-select:\s*([A-Z0-9, ]+)")
 EXPECT_RE = re.compile(r"#\s*expect:\s*([A-Z]{3}\d{3}(?:\s*,\s*[A-Z]{3}\d{3})*)")
 
 
 def lint(source, filename="kernel.py"):
     source = textwrap.dedent(source)
     lines = source.splitlines(keepends=True)
-    return check_tree(ast.parse(source), lines, filename)
+    return check_tree(ast.parse(source), lines, filename, wanted=wanted_for(source))
 
 
 def codes(source, filename="kernel.py"):
@@ -36,8 +37,24 @@ def expected_in(path):
     return out
 
 
+def wanted_for(source):
+    """Default rules, plus opt-in codes a fixture names in a
+    `# tla-extend-select: TLA052, TLA053` comment (like flake8's extend-select)."""
+    from flake8_tilelang.registry import REGISTRY
+
+    extra = set()
+    for m in SELECT_RE.finditer(source):
+        extra.update(c.strip() for c in m.group(1).split(",") if c.strip())
+
+    def wanted(code):
+        rule = REGISTRY.get(code)
+        return rule is None or rule.default_enabled or any(code.startswith(e) for e in extra)
+
+    return wanted
+
+
 def lint_file(path):
     with open(path, encoding="utf-8") as f:
         source = f.read()
     lines = source.splitlines(keepends=True)
-    return check_tree(ast.parse(source, path), lines, os.path.basename(path))
+    return check_tree(ast.parse(source, path), lines, os.path.basename(path), wanted=wanted_for(source))

@@ -13,7 +13,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from .build import Builder
 from .config import PassConfig
-from .nodes import CompileSite, Function, Launch, Use
+from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
 from .sides import op_side, trace
 
@@ -74,6 +74,16 @@ class KernelUse:
     @property
     def col(self) -> int:
         return self.report_node.col_offset  # type: ignore[attr-defined]
+
+    def describe(self) -> str:
+        """How a message names this use: ```T.copy``` or ``a store into `buf```."""
+        if self.use.prim == STORE:
+            target = self.use.call
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value
+            name = target.id if isinstance(target, ast.Name) else "a buffer"
+            return "the store into `%s`" % name
+        return "`T.%s`" % self.use.prim
 
     def via_text(self) -> str:
         """`` (through macro `wait_v` -> `sync`, whose `T.set_flag` is at line 40)``."""

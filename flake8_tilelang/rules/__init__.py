@@ -1,2 +1,2 @@
 """Rule modules. Importing this package registers every rule."""
-from . import internal, launch, sync_and_scope  # noqa: F401
+from . import config_hygiene, cross_core, cv_split, internal, launch, sync_and_scope  # noqa: F401

@@ -1,0 +1,218 @@
+"""The pass_configs dict itself: keys, values, keys that do nothing."""
+from __future__ import annotations
+
+import difflib
+from typing import Iterator, Set, Tuple
+
+from .. import constants as C
+from ..registry import ERROR, INFO, Diagnostic, rule
+
+_ENUM_NAMES = sorted(C.PASS_CONFIG_ENUM)
+_RAW_KEYS = sorted(C.KNOWN_KEYS)
+
+
+def _entries(model) -> Iterator[Tuple[object, object]]:
+    """(site, entry) for every key written in this file, once per key position."""
+    seen: Set[Tuple[int, int, str]] = set()
+    for site in model.sites:
+        for entry in site.config.entries.values():
+            if entry.filename != model.filename:
+                continue
+            mark = (entry.line, entry.node.col_offset, entry.key)  # type: ignore[attr-defined]
+            if mark not in seen:
+                seen.add(mark)
+                yield site, entry
+
+
+@rule(
+    code="TLA050",
+    name="unknown-pass-config-key",
+    severity=ERROR,
+    confidence="high",
+    summary="a pass_configs key that TileLang does not register",
+    what="""
+Reports a `PassConfigKey.<NAME>` member that does not exist, and a raw-string
+key in TileLang's own `tl.` namespace that is not registered (for example a
+typo, or `"tl.dynamic_vectorize_size_bits"`, which the jit docstrings mention
+but nothing registers). The message offers the nearest valid key. Raw keys of
+other namespaces (`tir.`, `cuda.`, ...) belong to TVM and are not judged.
+`tl.ascend_auto_sync_vs` (added after PR #1346) is accepted.
+""",
+    why="""
+TVM's `PassContext` validates every key when the kernel is compiled: an
+unknown key aborts the compile with `AttributeError: Invalid config option
+'<key>' candidates are: ...`. A misspelt enum member fails even earlier, with
+an `AttributeError` on `PassConfigKey` when the module is imported.
+""",
+    fix="Use the key the message suggests (the registered spelling).",
+    known_false_positives="""
+A key registered by a newer TileLang-Ascend than the one this rule knows;
+`# noqa: TLA050` it and tell us.
+""",
+    references="""
+- `tilelang/transform/pass_config.py` (the enum); TVM `PassConfigManager::Legalize`
+- `tilelang/jit/__init__.py:75` (documents the unregistered `tl.dynamic_vectorize_size_bits`)
+""",
+)
+def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
+    for _, entry in _entries(model):
+        key = entry.key
+        if key.startswith("PassConfigKey."):
+            name = key.split(".", 1)[1]
+            near = difflib.get_close_matches(name, _ENUM_NAMES, n=1)
+            hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
+            yield Diagnostic(
+                "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
+                "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError%s"
+                % (name, hint),
+                ERROR,
+            )
+        elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
+            near = difflib.get_close_matches(key, _RAW_KEYS, n=1)
+            hint = "; did you mean \"%s\"?" % near[0] if near else ""
+            yield Diagnostic(
+                "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
+                "pass config key \"%s\" is not registered: the compile aborts with "
+                "`AttributeError: Invalid config option`%s" % (key, hint),
+                ERROR,
+            )
+
+
+@rule(
+    code="TLA051",
+    name="non-bool-pass-config-value",
+    severity=ERROR,
+    confidence="high",
+    summary="a boolean pass_configs switch set to a string, None, a float or a list",
+    what="""
+Reports a boolean key (every Ascend switch, and the other boolean options)
+whose value is a string (`"True"`), `None`, a float or a list/tuple/dict.
+`True`/`False` and the integers `1`/`0` are fine.
+""",
+    why="""
+TVM converts each value to the option's type when the kernel is compiled:
+`None` fails with `AttributeError: <key> is None`, and a string or float
+fails with `expect config <key> to have type IntImm`. The string `"False"`
+would not even mean false.
+""",
+    fix="Write `True` or `False`.",
+    known_false_positives="None known.",
+    references="TVM `PassConfigManager::Legalize`; rules-reference §a.3.",
+)
+def non_bool_pass_config_value(model) -> Iterator[Diagnostic]:
+    for _, entry in _entries(model):
+        if entry.key not in C.KNOWN_KEYS or entry.key in C.NON_BOOL_KEYS or not entry.raw_known:
+            continue
+        raw = entry.raw
+        if isinstance(raw, bool) or (type(raw) is int):
+            continue
+        kind = "None" if raw is None else type(raw).__name__
+        shown = repr(raw) if not isinstance(raw, (list, tuple, dict)) else kind
+        node = entry.value_node or entry.node
+        yield Diagnostic(
+            "TLA051", node.lineno, node.col_offset,  # type: ignore[attr-defined]
+            "%s is set to %s (%s): TVM expects a boolean and the compile aborts; write True or False"
+            % (C.SWITCH_ENUM.get(entry.key, "\"%s\"" % entry.key), shown, kind),
+            ERROR,
+        )
+
+
+@rule(
+    code="TLA052",
+    name="inert-pass-config",
+    severity=INFO,
+    confidence="medium",
+    summary="a pass_configs key with no effect on the Ascend pipeline",
+    what="""
+Reports a key that no pass on the Ascend pipeline reads (`tl.Simplify`,
+`tl.disable_tma_lower`, `tir.disable_cse_tir`, ...), and
+`TL_ASCEND_AUTO_CV_SYNC` turned on (with COMBINE on) for kernels that are pure
+Vector work: no `T.gemm_v0`/`T.mma` and no Cube allocation, so there is no
+Cube->Vector handoff to synchronise. The latter only when every kernel the
+config reaches is pure Vector. Opt-in.
+""",
+    why="""
+The key does nothing here, and it misleads readers about what the compiler
+does for this kernel (rules-reference §a.2 lists each key and its reader).
+""",
+    fix="Remove the key.",
+    known_false_positives="""
+A config shared with kernels in other files may need the key there. Which
+keys are inert was read from the compiler source, not measured [inferred].
+""",
+    references="rules-reference §a.2; `tilelang/engine/phase.py:49-112` (the Ascend pass list).",
+    default_enabled=False,
+)
+def inert_pass_config(model) -> Iterator[Diagnostic]:
+    for _, entry in _entries(model):
+        if entry.key in C.INERT_KEYS:
+            yield Diagnostic(
+                "TLA052", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
+                "pass config \"%s\" has no effect on the Ascend pipeline (no pass reads it); remove it"
+                % entry.key,
+                INFO,
+            )
+    by_entry = {}
+    for site in model.sites:
+        entry = site.config.entries.get(C.AUTO_CV_SYNC)
+        if entry is None or entry.filename != model.filename or not site.config.is_on(C.AUTO_CV_SYNC) \
+                or not site.config.is_on(C.AUTO_CV_COMBINE):
+            continue
+        by_entry.setdefault(id(entry.node), (entry, []))[1].append(site)
+    for entry, sites in by_entry.values():
+        kernels = [k for s in sites for k in s.kernels]
+        if not kernels or any(s.kernels == [] for s in sites):
+            continue
+        if all(_pure_vector(k) for k in kernels):
+            yield Diagnostic(
+                "TLA052", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
+                "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
+                "Cube work, so there is no Cube->Vector handoff; remove the key" % ", ".join(
+                    sorted({k.name for k in kernels})),
+                INFO,
+            )
+
+
+def _pure_vector(kernel) -> bool:
+    cube = ("gemm_v0", "mma", "alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_fragment")
+    return not any(True for _ in kernel.uses_of(*cube)) and any(
+        kernel.side(u) == "V" or u.prim == "Parallel" for u in kernel.uses)
+
+
+@rule(
+    code="TLA053",
+    name="lower-without-pass-context",
+    severity=INFO,
+    confidence="high",
+    summary="`tilelang.lower(...)` outside any PassContext: every Ascend switch is off",
+    what="""
+Reports `tilelang.lower(...)` / `tilelang.engine.lower(...)` that is not
+lexically inside `with tvm.transform.PassContext(config=...)` (or
+`tilelang.transform.PassContext`). Opt-in.
+""",
+    why="""
+`lower()` takes no `pass_configs`: it reads the ambient PassContext, so
+outside one every `TL_ASCEND_*` switch is off and the generated code differs
+from what `@tilelang.jit` produces for the same kernel (#1816). That is fine
+for a consistent Expert kernel, which is why this is information only.
+""",
+    fix="Wrap the call: `with tvm.transform.PassContext(opt_level=3, config=PASS_CONFIGS): "
+        "tilelang.lower(func)`.",
+    known_false_positives="""
+A caller that enters the PassContext in another function is not seen; the
+rule only looks at the lexical `with`.
+""",
+    references="`tilelang/engine/lower.py:193-233`; tile-ai/tilelang-ascend #1816, #1824.",
+    default_enabled=False,
+)
+def lower_without_pass_context(model) -> Iterator[Diagnostic]:
+    for site in model.sites:
+        if site.site.kind == "lower" and site.site.pass_context is None:
+            node = site.site.node
+            yield Diagnostic(
+                "TLA053", node.lineno, node.col_offset,  # type: ignore[attr-defined]
+                "`tilelang.lower(...)` outside any PassContext compiles with every TL_ASCEND_* switch "
+                "off; wrap it in `with tvm.transform.PassContext(config=...)` if you meant the jit "
+                "configs",
+                INFO,
+            )

@@ -1,0 +1,143 @@
+"""Who splits Cube and Vector work when CombineCV is off."""
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+from .. import constants as C
+from ..registry import ERROR, Diagnostic, rule
+
+_COMBINE = C.SWITCH_ENUM[C.AUTO_CV_COMBINE]
+_SIDE = {"C": "Cube", "V": "Vector"}
+
+
+def _unscoped_ops(kernel) -> List[Tuple[object, str]]:
+    """Resource ops outside every T.Scope, in program order, with their side."""
+    out = []
+    for use in kernel.in_order():
+        if use.scope_kind is not None:
+            continue
+        side = kernel.side(use)
+        if side in ("C", "V"):
+            out.append((use, side))
+    return out
+
+
+def _off_config(kernel):
+    return next((c for c in kernel.configs if c.is_off(C.AUTO_CV_COMBINE)), None)
+
+
+@rule(
+    code="TLA006",
+    name="unscoped-cv-ops-without-combine",
+    severity=ERROR,
+    confidence="high",
+    summary="Cube and Vector ops outside any T.Scope while TL_ASCEND_AUTO_CV_COMBINE is off",
+    what="""
+With `TL_ASCEND_AUTO_CV_COMBINE` off or absent (config known), reports a kernel
+whose resource ops outside every `with T.Scope` include both Cube work
+(`T.gemm_v0`, `T.mma`, copies touching `alloc_L1`/`alloc_L0*` buffers) and
+Vector work (`T.tile.*`, `T.reduce_*`, copies touching `alloc_ub` buffers,
+`T.Parallel` loops storing into on-chip buffers), directly or through a macro.
+Reported once per kernel, on the first such op. `T.printf`, `T.dump_tensor`,
+scalar code, allocations, GM-only statements and copies of `alloc_shared` /
+`alloc_fragment` buffers (whose core the compiler infers) do not count.
+""",
+    why="""
+Nothing splits the kernel onto the two cores: CombineCV returns early when
+COMBINE is off, and there is no scope to say which core runs what. Such code
+is emitted for both the AIC and the AIV: the PTO backend has no
+`#if __DAV_*` guard, and AscendC has nothing outside `if ASCEND_IS_AI*`
+(`codegen_ascend_pto.cc:3017-3040`, `codegen_ascend.cc:723-735`). Cube
+instructions in the Vector binary (and the reverse) fail to build or run;
+upstream now rejects such kernels outright (tile-ai/tilelang-ascend #1606,
+#1753).
+""",
+    fix="""
+Turn `TL_ASCEND_AUTO_CV_COMBINE` on (Developer mode), or wrap the Cube ops in
+`with T.Scope("C")` and the Vector ops in `with T.Scope("V")` (Expert mode).
+""",
+    known_false_positives="""
+Kernels whose buffers are all `alloc_shared`/`alloc_fragment` are not judged.
+A kernel that only ever runs through a backend that ignores one side would
+still be reported.
+""",
+    references="""
+- tile-ai/tilelang-ascend #1606 (C/V ownership table), #1753, #1816
+- `src/target/codegen_ascend_pto.cc:3017-3040`; `src/target/codegen_ascend.cc:723-735`
+""",
+)
+def unscoped_cv_ops_without_combine(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        config = _off_config(kernel)
+        if config is None:
+            continue
+        ops = _unscoped_ops(kernel)
+        sides = {side for _, side in ops}
+        if sides != {"C", "V"}:
+            continue
+        first, side = ops[0]
+        other = next(u for u, s in ops if s != side)
+        yield Diagnostic(
+            "TLA006", first.line, first.col,
+            "%s%s is %s work outside any T.Scope, and so is %s work (%s, line %d), while %s: "
+            "nothing splits the kernel onto the two cores, so both run everything (build failure or "
+            "illegal instruction; rejected upstream since #1753); turn %s on, or wrap the ops in "
+            "T.Scope(\"C\") / T.Scope(\"V\")" % (
+                first.describe(), first.via_text(), _SIDE[side], _SIDE["V" if side == "C" else "C"],
+                other.describe(), other.line, config.describe(C.AUTO_CV_COMBINE), _COMBINE),
+            ERROR,
+        )
+
+
+@rule(
+    code="TLA013",
+    name="unscoped-single-side-without-combine",
+    severity=ERROR,
+    confidence="medium",
+    summary="ops of one core outside any T.Scope while TL_ASCEND_AUTO_CV_COMBINE is off",
+    what="""
+Like TLA006, but the kernel's unscoped resource ops are all Cube or all
+Vector work (a pure-Vector elementwise kernel with AUTO_SYNC and
+MEMORY_PLANNING only, or an Expert GEMM with no scope). Reported once per
+kernel, on the first such op. Opt-in preview rule.
+""",
+    why="""
+The code is emitted for both cores. Older compilers accept it, and the mode
+guide's pure-Vector recipe and its Expert GEMM example are written exactly
+this way, but upstream TileLang-Ascend rejects it since
+tile-ai/tilelang-ascend #1606/#1753: a pure-Vector kernel needs COMBINE or a
+`T.Scope("V")`.
+""",
+    fix="""
+Turn `TL_ASCEND_AUTO_CV_COMBINE` on, or wrap the ops in the scope of their core
+(`with T.Scope("V")` for Vector work).
+""",
+    known_false_positives="""
+Runs fine on compilers older than #1606/#1753, which is why the rule is
+opt-in: select it with `--extend-select=TLA013` when targeting newer releases.
+""",
+    references="""
+- tile-ai/tilelang-ascend #1606, #1753, #1816
+- mode guide §2.2 (pure-Vector recipe with COMBINE off)
+""",
+    default_enabled=False,
+    preview=True,
+)
+def unscoped_single_side_without_combine(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        config = _off_config(kernel)
+        if config is None:
+            continue
+        ops = _unscoped_ops(kernel)
+        sides = {side for _, side in ops}
+        if len(sides) != 1:
+            continue
+        first, side = ops[0]
+        yield Diagnostic(
+            "TLA013", first.line, first.col,
+            "%s%s is %s work outside any T.Scope while %s: it is emitted for both cores, which "
+            "compilers since tile-ai/tilelang-ascend #1753 reject; turn %s on, or wrap it in "
+            "T.Scope(\"%s\")" % (first.describe(), first.via_text(), _SIDE[side],
+                                 config.describe(C.AUTO_CV_COMBINE), _COMBINE, side),
+            ERROR,
+        )

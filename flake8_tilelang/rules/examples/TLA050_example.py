@@ -1,0 +1,20 @@
+import tilelang
+import tilelang.language as T
+
+PASS_CONFIGS = {
+    "tl.ascend_auto_sycn": True,  # expect: TLA050
+    tilelang.PassConfigKey.TL_ASCEND_MEMORY_PLANING: True,  # expect: TLA050
+}
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=PASS_CONFIGS)
+def copy_rows(M, N, block_M, dtype="float16"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(M // block_M, is_npu=True) as (cid, vid):
+            a_ub = T.alloc_ub((block_M // 2, N), dtype)
+            with T.Scope("V"):
+                T.copy(A[cid * block_M + vid * block_M // 2, 0], a_ub)
+                T.copy(a_ub, B[cid * block_M + vid * block_M // 2, 0])
+
+    return main
