@@ -170,3 +170,26 @@ def test_model_failure_becomes_tla000(monkeypatch):
     found = engine.check_tree(ast.parse(src), src.splitlines(True), "k.py")
     assert [d.code for d in found] == ["TLA000"]
     assert isinstance(found[0], Diagnostic) and "RecursionError" in found[0].message
+
+
+@pytest.fixture
+def opt_in_project(tmp_path):
+    from flake8_tilelang.registry import REGISTRY
+
+    with open(REGISTRY.get("TLA053").example_path, encoding="utf-8") as f:
+        (tmp_path / "aot.py").write_text(f.read())
+    return tmp_path
+
+
+@pytest.mark.parametrize("args, reported", [
+    ([], False),
+    (["--select=TLA"], False),
+    (["--ignore=E501"], False),  # ignore= drops flake8's default-ignore list: the guard still holds
+    (["--select=E,F,W,TLA"], False),
+    (["--extend-select=TLA05"], True),
+    (["--select=TLA053"], True),
+    (["--select=TLA0", "--ignore=E501"], True),
+])
+def test_opt_in_codes_need_explicit_selection(opt_in_project, args, reported):
+    proc = flake8(args + ["aot.py"], opt_in_project)
+    assert ("TLA053" in proc.stdout) is reported, proc.stdout

@@ -129,6 +129,7 @@ def test_no_pass_configs_means_every_switch_off():
     ("make_configs()", (None, None)),
     ("None", (False, False)),
     ("{KEY_VAR: True}", (None, None)),
+    ("{KEY_ALIAS: True}", (True, False)),
     ('{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: "True"}', (None, False)),
 ])
 def test_config_forms(config, expected):
@@ -140,6 +141,7 @@ BASE = {
 NAMES = ["TL_ASCEND_AUTO_SYNC", "TL_ASCEND_AUTO_CV_COMBINE"]
 RAW = ("tl.ascend_auto_sync",)
 FAST = True
+KEY_ALIAS = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC
 
 @tilelang.jit(pass_configs=%s)
 def f(M, N, KEY_VAR=None):""" % config + KERNEL

@@ -55,3 +55,14 @@ def test_docs_examples_fire_and_fixes_are_clean(rule):
         assert heading in docs
     with open(rule.example_path, encoding="utf-8") as f:
         assert f.read().strip() in docs
+
+
+def test_readme_lists_every_rule():
+    with open(os.path.join(os.path.dirname(HERE), "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    for rule in RULES:
+        assert "| %s | %s |" % (rule.code, rule.name) in readme, rule.code
+
+
+def test_opt_in_rules_are_exactly_the_documented_ones():
+    assert sorted(r.code for r in RULES if not r.default_enabled) == ["TLA013", "TLA052", "TLA053"]

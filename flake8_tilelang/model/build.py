@@ -272,7 +272,8 @@ class Builder:
                         ctx.scope.launches.append(launch)
                         inner = replace(inner, launch=launch)
                     elif use.prim == "Scope":
-                        inner = replace(inner, tscope=_scope_kind(expr))
+                        use.scope_name = _scope_kind(expr)
+                        inner = replace(inner, tscope=use.scope_name)
                 elif qualname(expr.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
                     inner = replace(inner, pass_context=expr)
             if item.optional_vars is not None:
@@ -385,8 +386,11 @@ def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.expr]:
 
 
 def _scope_kind(call: ast.Call) -> str:
-    if len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
-        return call.args[0].value
+    """The literal name of ``T.Scope("V")`` / ``T.Scope(name="V")``, else "?"."""
+    arg = call.args[0] if len(call.args) == 1 else next(
+        (kw.value for kw in call.keywords if kw.arg == "name"), None)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
     return "?"
 
 

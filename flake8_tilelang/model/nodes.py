@@ -80,6 +80,8 @@ class Use:
     in_parallel: bool = False  # inside a ``for ... in T.Parallel(...)`` loop
     # For a T.Parallel use: names of the buffers its body stores into.
     stores: Set[str] = field(default_factory=set)
+    # For a T.Scope use: its literal name ("C", "V", "Vector", ...) or "?".
+    scope_name: Optional[str] = None
 
     @property
     def line(self) -> int:

@@ -207,7 +207,7 @@ class Resolver:
             return C.PASS_CONFIG_ENUM.get(item, "PassConfigKey." + item)
         return None
 
-    def config_key(self, key: ast.expr, scope: Scope) -> Optional[str]:
+    def config_key(self, key: ast.expr, scope: Scope, depth: int = 0) -> Optional[str]:
         """The string key a dict key expression names, or None if unknown.
         A non-existent enum member comes back as ``PassConfigKey.<NAME>``."""
         if isinstance(key, ast.Attribute) and key.attr == "value":
@@ -223,6 +223,13 @@ class Resolver:
             if isinstance(member, str):
                 return C.PASS_CONFIG_ENUM.get(member, "PassConfigKey." + member)
             return None
+        if isinstance(key, ast.Name) and depth < _MAX_DEPTH:
+            # AUTO_SYNC = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC; {AUTO_SYNC: True}
+            kind, where, binds = self.lookup(key.id, scope)
+            if kind == "assign" and where is not None and binds:
+                names = {self.config_key(b.value, where, depth + 1) if b.value is not None else None
+                         for b in binds}
+                return names.pop() if len(names) == 1 else None
         value = self.const(key, scope)
         return value if isinstance(value, str) else None
 

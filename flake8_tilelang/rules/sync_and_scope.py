@@ -83,10 +83,7 @@ def scope_under_auto_cv_combine(model) -> Iterator[Diagnostic]:
 
 
 def _scope_literal(use) -> str:
-    call = use.use.call
-    if len(call.args) == 1 and isinstance(getattr(call.args[0], "value", None), str):
-        return call.args[0].value
-    return "?"
+    return use.use.scope_name or "?"
 
 
 @rule(
