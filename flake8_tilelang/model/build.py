@@ -77,7 +77,7 @@ class Builder:
     def __init__(self, tree: ast.Module, filename: str):
         self.tree = tree
         self.filename = filename
-        self.module = Scope("module", tree, "<module>", None)
+        self.module = Scope("module", tree, "<module>", None, filename=filename)
         self.functions: List[Function] = []
         self.sites: List[CompileSite] = []
         self.uses_by_call: Dict[int, Use] = {}
@@ -191,7 +191,7 @@ class Builder:
             self._expr(default, ctx)
         fn = Function(
             "function", node, node.name, outer,
-            cls=outer if outer.kind == "class" else None,
+            cls=outer if outer.kind == "class" else None, filename=self.filename,
         )
         self.functions.append(fn)
         outer.functions.setdefault(node.name, []).append(fn)
@@ -220,7 +220,7 @@ class Builder:
     def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
         for expr in list(node.decorator_list) + list(node.bases) + [k.value for k in node.keywords]:
             self._expr(expr, ctx)
-        cls = Scope("class", node, node.name, ctx.scope)
+        cls = Scope("class", node, node.name, ctx.scope, filename=self.filename)
         ctx.scope.classes[node.name] = cls
         self._bind_name(node.name, None, node.lineno, ctx)
         self._block(node.body, _Ctx(cls, fallback=ctx.fallback))
@@ -369,11 +369,19 @@ class Builder:
             scope.local_calls.append(call)
             scope.call_scope_kinds[id(call)] = ctx.tscope
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            if func.value.id in ("self", "cls") or q is None:
+            if func.value.id in ("self", "cls") or q is None or not _is_library(q):
                 scope.local_calls.append(call)
                 scope.call_scope_kinds[id(call)] = ctx.tscope
             if func.attr in _MUTATORS:
                 self._mutate(func.value.id, scope)
+
+
+_LIBRARY_ROOTS = frozenset({"tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "os", "sys"})
+
+
+def _is_library(qualname: str) -> bool:
+    """A call into a library module (never a user's macro or factory)."""
+    return qualname.lstrip(".").split(".")[0] in _LIBRARY_ROOTS and not qualname.startswith(".")
 
 
 def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.expr]:

@@ -8,6 +8,7 @@ a user would change.
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -90,7 +91,14 @@ class KernelUse:
         if not self.via:
             return ""
         chain = " -> ".join("`%s`" % hop.macro.name for hop in self.via)
-        return " through macro %s (its `T.%s` is at line %d)" % (chain, self.use.prim, self.use.line)
+        return " through macro %s (its `T.%s` is at %s)" % (chain, self.use.prim, self.where_text())
+
+    def where_text(self) -> str:
+        """``line 40`` in the kernel's file, ``utils.py:40`` in another module."""
+        home = self.via[0].caller.filename if self.via else self.use.owner.filename
+        if self.use.owner.filename and self.use.owner.filename != home:
+            return "%s:%d" % (os.path.basename(self.use.owner.filename), self.use.line)
+        return "line %d" % self.use.line
 
 
 @dataclass
@@ -119,7 +127,7 @@ class Kernel:
         expr, owner = trace(expr, use, self.func)
         if expr is None or owner is None:
             return UNKNOWN
-        return self.resolver.const(expr, owner)
+        return self.resolver.owner_of(owner).const(expr, owner)
 
     def in_order(self) -> List[KernelUse]:
         return sorted(self.uses, key=lambda u: u.order)
@@ -215,7 +223,8 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
     if len(via) >= _MAX_MACRO_DEPTH:
         return
     seen = {hop.macro for hop in via} | {fn}
+    owner = resolver.owner_of(fn)
     for call in fn.local_calls:
-        for target in resolver.functions_for(call.func, fn):
+        for target in owner.functions_for(call.func, fn):
             if target.is_macro and target not in seen:
                 yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn),))

@@ -44,6 +44,7 @@ class Scope:
     returns: List[ast.expr] = field(default_factory=list)
     # The innermost T.Scope kind around each local call (by id of the call).
     call_scope_kinds: Dict[int, Optional[str]] = field(default_factory=dict)
+    filename: str = ""  # the module this scope belongs to
 
 
 @dataclass(eq=False)

@@ -24,11 +24,45 @@ _BINOPS = {
 
 
 class Resolver:
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, loader=None):
         self.b = builder
         self.filename = builder.filename
+        self._loader = loader  # crossmod.Loader, created on first cross-module name
         self._produced: Dict[int, Set[Function]] = {}
         self._calls_by_name: Optional[Dict[str, List[Tuple[ast.Call, Scope]]]] = None
+
+    # -- other modules ---------------------------------------------------
+    @property
+    def loader(self):
+        if self._loader is None:
+            from .crossmod import Loader
+
+            self._loader = Loader(self.filename)
+        return self._loader
+
+    def foreign(self, expr: ast.expr, scope: Scope) -> Optional[Tuple["Resolver", ast.Name]]:
+        """For a name bound by an import (``CFG`` from ``from .configs import
+        CFG``, or ``configs.CFG``): the other module's resolver and a name to
+        look up at its top level. None when it is not a module of the user's
+        project, or cannot be read."""
+        q = qualname(expr, scope)
+        if q is None or (isinstance(expr, ast.Name) and self.lookup(expr.id, scope)[0] != "import"):
+            return None
+        if q.startswith(C.MARKER + ".") or q == C.MARKER:
+            return None
+        found = self.loader.split(q, self.filename)
+        if found is None or len(found[1]) != 1:
+            return None
+        resolver = self.loader.resolver_for(found[0])
+        if resolver is None:
+            return None
+        return resolver, ast.Name(id=found[1][0], ctx=ast.Load())
+
+    def owner_of(self, scope: Scope) -> "Resolver":
+        """The resolver of the module a scope belongs to."""
+        if not scope.filename or scope.filename == self.filename or self._loader is None:
+            return self
+        return self._loader.resolvers.get(scope.filename) or self
 
     # -- names -----------------------------------------------------------
     def lookup(self, name: str, scope: Scope, line: Optional[int] = None
@@ -82,6 +116,10 @@ class Resolver:
                 except ZeroDivisionError:
                     return UNKNOWN
             return UNKNOWN
+        if isinstance(expr, ast.Attribute) or (isinstance(expr, ast.Name)
+                                                 and self.lookup(expr.id, scope)[0] == "import"):
+            other = self.foreign(expr, scope)
+            return other[0].const(other[1], other[0].b.module, depth + 1) if other else UNKNOWN
         if isinstance(expr, ast.Name):
             kind, where, binds = self.lookup(expr.id, scope)
             if kind != "assign" or not binds:
@@ -145,6 +183,12 @@ class Resolver:
             return result
         if isinstance(expr, ast.DictComp):
             return self._dict_comp(expr, scope, depth)
+        if isinstance(expr, ast.Attribute) or (isinstance(expr, ast.Name)
+                                                 and self.lookup(expr.id, scope)[0] == "import"):
+            other = self.foreign(expr, scope)
+            if other is None:
+                return PassConfig.unknown()
+            return other[0].config(other[1], other[0].b.module, depth + 1)
         if isinstance(expr, ast.Name):
             kind, where, binds = self.lookup(expr.id, scope)
             if kind != "assign" or not binds or where is None:
@@ -226,6 +270,9 @@ class Resolver:
         if isinstance(key, ast.Name) and depth < _MAX_DEPTH:
             # AUTO_SYNC = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC; {AUTO_SYNC: True}
             kind, where, binds = self.lookup(key.id, scope)
+            if kind == "import":
+                other = self.foreign(key, scope)
+                return other[0].config_key(other[1], other[0].b.module, depth + 1) if other else None
             if kind == "assign" and where is not None and binds:
                 names = {self.config_key(b.value, where, depth + 1) if b.value is not None else None
                          for b in binds}
@@ -234,17 +281,23 @@ class Resolver:
         return value if isinstance(value, str) else None
 
     # -- functions and kernels --------------------------------------------
-    def functions_for(self, func: ast.expr, scope: Scope) -> List[Function]:
+    def functions_for(self, func: ast.expr, scope: Scope, depth: int = 0) -> List[Function]:
         """Same-file functions a callee expression can reach."""
         if isinstance(func, ast.Name):
             kind, where, binds = self.lookup(func.id, scope)
             if kind == "function" and where is not None:
                 return list(where.functions[func.id])
+            if kind == "import" and depth < _MAX_DEPTH:
+                other = self.foreign(func, scope)
+                return other[0].functions_for(other[1], other[0].b.module, depth + 1) if other else []
             return []
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             cls = self._class_of(func.value.id, scope)
             if cls is not None:
                 return list(cls.functions.get(func.attr, []))
+            if self.lookup(func.value.id, scope)[0] == "import" and depth < _MAX_DEPTH:
+                other = self.foreign(func, scope)
+                return other[0].functions_for(other[1], other[0].b.module, depth + 1) if other else []
         return []
 
     def _class_of(self, name: str, scope: Scope) -> Optional[Scope]:

@@ -137,8 +137,8 @@ def manual_sync_under_auto_sync(model) -> Iterator[Diagnostic]:
                 continue
             for use in syncs:
                 if use.via:
-                    what = "macro `%s` runs hand-written `T.%s` (line %d)" % (
-                        use.via[0].macro.name, use.prim, use.use.line)
+                    what = "macro `%s` runs hand-written `T.%s` (%s)" % (
+                        use.via[0].macro.name, use.prim, use.where_text())
                 else:
                     what = "`%s` is a hand-written sync" % _call_text(use)
                 yield Diagnostic(
