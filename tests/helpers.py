@@ -57,4 +57,4 @@ def lint_file(path):
     with open(path, encoding="utf-8") as f:
         source = f.read()
     lines = source.splitlines(keepends=True)
-    return check_tree(ast.parse(source, path), lines, os.path.basename(path), wanted=wanted_for(source))
+    return check_tree(ast.parse(source, path), lines, path, wanted=wanted_for(source))

@@ -59,7 +59,8 @@ class Loader:
         self.directory = os.path.dirname(self.path)
         self.root = project_root(self.directory)
         self.resolvers: Dict[str, object] = {}  # path -> Resolver
-        self.loading: List[str] = []
+        # modules whose names are being resolved right now (cycle guard)
+        self.loading: List[str] = [self.path]
         self.count = 0
 
     # -- finding -----------------------------------------------------------
@@ -118,20 +119,15 @@ class Loader:
         None: over the cap, a cycle, unreadable or unparsable."""
         if path in self.resolvers:
             return self.resolvers[path]
-        if path == self.path or path in self.loading or self.count >= MAX_MODULES:
+        if path == self.path or self.count >= MAX_MODULES:
             return None
         self.count += 1
         builder = _parse(path)
-        if builder is None:
-            self.resolvers[path] = None
-            return None
-        from .resolve import Resolver
+        resolver = None
+        if builder is not None:
+            from .resolve import Resolver
 
-        self.loading.append(path)
-        try:
             resolver = Resolver(builder, loader=self)
-        finally:
-            self.loading.pop()
         self.resolvers[path] = resolver
         return resolver
 

@@ -16,6 +16,10 @@ from .config import Entry, PassConfig
 from .nodes import Binding, CompileSite, Function, Scope
 
 UNKNOWN = object()
+
+
+class _ImportCycle(Exception):
+    """Raised inside a cross-module resolution that re-enters a module."""
 _MAX_DEPTH = 8
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -57,6 +61,28 @@ class Resolver:
         if resolver is None:
             return None
         return resolver, ast.Name(id=found[1][0], ctx=ast.Load())
+
+    def in_foreign(self, expr: ast.expr, scope: Scope, op, default):
+        """``op(resolver, name)`` in the module that binds ``expr``; ``default``
+        when it cannot be followed or would re-enter a module already being
+        resolved (an import cycle)."""
+        other = self.foreign(expr, scope)
+        if other is None:
+            return default
+        resolver, name = other
+        stack = self.loader.loading
+        if resolver.filename in stack or len(stack) >= _MAX_DEPTH:
+            raise _ImportCycle()
+        outermost = len(stack) == 1
+        stack.append(resolver.filename)
+        try:
+            return op(resolver, name)
+        except _ImportCycle:
+            if outermost:
+                return default  # the whole cross-module answer is unknown
+            raise
+        finally:
+            stack.pop()
 
     def owner_of(self, scope: Scope) -> "Resolver":
         """The resolver of the module a scope belongs to."""
@@ -118,8 +144,7 @@ class Resolver:
             return UNKNOWN
         if isinstance(expr, ast.Attribute) or (isinstance(expr, ast.Name)
                                                  and self.lookup(expr.id, scope)[0] == "import"):
-            other = self.foreign(expr, scope)
-            return other[0].const(other[1], other[0].b.module, depth + 1) if other else UNKNOWN
+            return self.in_foreign(expr, scope, lambda r, n: r.const(n, r.b.module, depth + 1), UNKNOWN)
         if isinstance(expr, ast.Name):
             kind, where, binds = self.lookup(expr.id, scope)
             if kind != "assign" or not binds:
@@ -185,10 +210,8 @@ class Resolver:
             return self._dict_comp(expr, scope, depth)
         if isinstance(expr, ast.Attribute) or (isinstance(expr, ast.Name)
                                                  and self.lookup(expr.id, scope)[0] == "import"):
-            other = self.foreign(expr, scope)
-            if other is None:
-                return PassConfig.unknown()
-            return other[0].config(other[1], other[0].b.module, depth + 1)
+            return self.in_foreign(expr, scope, lambda r, n: r.config(n, r.b.module, depth + 1),
+                                   PassConfig.unknown())
         if isinstance(expr, ast.Name):
             kind, where, binds = self.lookup(expr.id, scope)
             if kind != "assign" or not binds or where is None:
@@ -271,8 +294,7 @@ class Resolver:
             # AUTO_SYNC = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC; {AUTO_SYNC: True}
             kind, where, binds = self.lookup(key.id, scope)
             if kind == "import":
-                other = self.foreign(key, scope)
-                return other[0].config_key(other[1], other[0].b.module, depth + 1) if other else None
+                return self.in_foreign(key, scope, lambda r, n: r.config_key(n, r.b.module, depth + 1), None)
             if kind == "assign" and where is not None and binds:
                 names = {self.config_key(b.value, where, depth + 1) if b.value is not None else None
                          for b in binds}
@@ -288,16 +310,14 @@ class Resolver:
             if kind == "function" and where is not None:
                 return list(where.functions[func.id])
             if kind == "import" and depth < _MAX_DEPTH:
-                other = self.foreign(func, scope)
-                return other[0].functions_for(other[1], other[0].b.module, depth + 1) if other else []
+                return self.in_foreign(func, scope, lambda r, n: r.functions_for(n, r.b.module, depth + 1), [])
             return []
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             cls = self._class_of(func.value.id, scope)
             if cls is not None:
                 return list(cls.functions.get(func.attr, []))
             if self.lookup(func.value.id, scope)[0] == "import" and depth < _MAX_DEPTH:
-                other = self.foreign(func, scope)
-                return other[0].functions_for(other[1], other[0].b.module, depth + 1) if other else []
+                return self.in_foreign(func, scope, lambda r, n: r.functions_for(n, r.b.module, depth + 1), [])
         return []
 
     def _class_of(self, name: str, scope: Scope) -> Optional[Scope]:

@@ -1,0 +1,122 @@
+"""Following configs and macros into other modules: safe, bounded, lazy."""
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+
+from flake8_tilelang.engine import check_tree
+from flake8_tilelang.model import crossmod
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROJ = os.path.join(os.path.dirname(HERE), "fixtures", "crossmod", "proj")
+PKG = os.path.join(PROJ, "kernels_pkg")
+
+
+def lint_path(path, filename=None):
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    return check_tree(ast.parse(src), src.splitlines(True), filename or path)
+
+
+def test_checked_modules_are_never_executed():
+    marker = os.path.join(PKG, "EXECUTED_BY_CHECKER")
+    found = lint_path(os.path.join(PKG, "rmsnorm.py"))
+    assert any("set at side_effect_configs.py:6" in d.message for d in found)
+    assert not os.path.exists(marker)
+
+
+def _astroid_loaded_after_linting(path):
+    code = textwrap.dedent("""
+        import ast, sys
+        from flake8_tilelang.engine import check_tree
+        src = open(%r, encoding="utf-8").read()
+        check_tree(ast.parse(src), src.splitlines(True), %r)
+        print("astroid" in sys.modules)
+    """ % (path, path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
+def test_astroid_is_imported_only_for_cross_module_names():
+    single = os.path.join(os.path.dirname(HERE), "fixtures", "kernels", "dict_merge_override.py")
+    assert not _astroid_loaded_after_linting(single)
+    assert _astroid_loaded_after_linting(os.path.join(PKG, "rmsnorm.py"))
+
+
+def test_relative_names_follow_the_stdin_display_name():
+    env = dict(os.environ)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    with open(os.path.join(PKG, "rmsnorm.py"), encoding="utf-8") as f:
+        src = f.read()
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=TLA",
+         "--stdin-display-name=kernels_pkg/rmsnorm.py", "-"],
+        cwd=PROJ, input=src, capture_output=True, text=True, env=env, timeout=120)
+    lines = proc.stdout.splitlines()
+    assert [l.split(":")[1] for l in lines] == ["20", "22", "23", "25", "44", "90"]
+    assert "utils" not in proc.stdout and "sync_macros.py:" in proc.stdout
+
+
+def test_jobs_two_agrees_with_serial():
+    env = dict(os.environ)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    base = [sys.executable, "-m", "flake8", "--isolated", "--select=TLA", "."]
+    serial = subprocess.run(base + ["--jobs=1"], cwd=PROJ, capture_output=True, text=True, env=env)
+    parallel = subprocess.run(base + ["--jobs=2"], cwd=PROJ, capture_output=True, text=True, env=env)
+    assert serial.stdout and sorted(serial.stdout.splitlines()) == sorted(parallel.stdout.splitlines())
+
+
+def _mini_project(tmp_path, value):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'mini'\n")
+    (tmp_path / "cfg.py").write_text("CFG = {'tl.ascend_auto_sync': %s}\n" % value)
+    kernel = tmp_path / "kern.py"
+    kernel.write_text(textwrap.dedent("""\
+        import tilelang
+        import tilelang.language as T
+        from cfg import CFG
+
+
+        @tilelang.jit(pass_configs=CFG)
+        def f(M):
+            @T.prim_func
+            def main(A: T.Tensor((M,), "float16")):
+                with T.Kernel(4, is_npu=True) as (cid, vid):
+                    T.barrier_all()
+            return main
+        """))
+    return kernel
+
+
+def test_changed_module_is_read_again(tmp_path):
+    kernel = _mini_project(tmp_path, "True")
+    assert [d.code for d in lint_path(str(kernel))] == ["TLA002"]
+    cfg = tmp_path / "cfg.py"
+    cfg.write_text("CFG = {'tl.ascend_auto_sync': False}  # now off\n")
+    st = os.stat(cfg)
+    os.utime(cfg, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
+    assert lint_path(str(kernel)) == []
+
+
+def test_module_outside_the_project_is_not_read(tmp_path):
+    # the configs module sits above the project root: never read
+    outer = tmp_path
+    proj = outer / "proj"
+    proj.mkdir()
+    kernel = _mini_project(proj, "True")
+    os.replace(proj / "cfg.py", outer / "cfg.py")
+    assert lint_path(str(kernel)) == []
+
+
+def test_module_cap_bounds_the_work(tmp_path, monkeypatch):
+    monkeypatch.setattr(crossmod, "MAX_MODULES", 0)
+    kernel = _mini_project(tmp_path, "True")
+    assert lint_path(str(kernel)) == []
+
+
+def test_unparsable_or_missing_module_is_unknown(tmp_path):
+    kernel = _mini_project(tmp_path, "True")
+    (tmp_path / "cfg.py").write_text("CFG = {'tl.ascend_auto_sync': True\n")  # syntax error
+    assert lint_path(str(kernel)) == []
+    os.remove(tmp_path / "cfg.py")
+    assert lint_path(str(kernel)) == []
