@@ -11,7 +11,7 @@ import ast
 from typing import Any, ClassVar, FrozenSet, Iterator, Sequence, Tuple
 
 from . import __version__
-from .engine import check_tree
+from .constants import MARKER, OPT_IN_CODES
 
 
 class Plugin:
@@ -29,11 +29,9 @@ class Plugin:
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
-        from .registry import all_rules
-
-        opt_in = all_rules().opt_in_codes()
-        if opt_in:
-            manager.extend_default_ignore(opt_in)
+        # a constant (checked against the registry by the tests), so flake8's
+        # start-up never imports the rules
+        manager.extend_default_ignore(list(OPT_IN_CODES))
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -44,15 +42,18 @@ class Plugin:
 
     @classmethod
     def _wanted(cls, code: str) -> bool:
-        from .registry import REGISTRY
-
-        rule = REGISTRY.get(code)
-        if rule is None or rule.default_enabled:
+        if code not in OPT_IN_CODES:
             return True
         # like flake8-bugbear's B9 guard: flake8 drops extend_default_ignore
         # when the user sets ignore=, so check the explicit selection here
         return any(code[:i] in cls._explicit for i in range(4, len(code) + 1))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        # the marker gate, before anything else is imported: a file that never
+        # says "tilelang" costs one substring scan
+        if not any(MARKER in line for line in self.lines):
+            return
+        from .engine import check_tree
+
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted):
             yield d.line, d.col, d.flake8_text(), type(self)

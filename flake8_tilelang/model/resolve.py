@@ -33,6 +33,9 @@ class Resolver:
         self.filename = builder.filename
         self._loader = loader  # crossmod.Loader, created on first cross-module name
         self._produced: Dict[int, Set[Function]] = {}
+        # memo of name lookups (a module may rebind a name hundreds of times)
+        self._name_configs: Dict[Tuple[int, str], PassConfig] = {}
+        self._name_consts: Dict[Tuple[int, str], object] = {}
         self._calls_by_name: Optional[Dict[str, List[Tuple[ast.Call, Scope]]]] = None
 
     # -- other modules ---------------------------------------------------
@@ -147,14 +150,18 @@ class Resolver:
             return self.in_foreign(expr, scope, lambda r, n: r.const(n, r.b.module, depth + 1), UNKNOWN)
         if isinstance(expr, ast.Name):
             kind, where, binds = self.lookup(expr.id, scope)
-            if kind != "assign" or not binds:
+            if kind != "assign" or not binds or where is None:
                 return UNKNOWN
-            values = [self.const(b.value, where, depth + 1) for b in binds]
-            first = values[0]
-            if first is UNKNOWN or any(v is UNKNOWN or v != first or type(v) is not type(first)
-                                       for v in values[1:]):
-                return UNKNOWN
-            return first
+            key = (id(where), expr.id)
+            if key not in self._name_consts:
+                self._name_consts[key] = UNKNOWN  # cycle guard: X = X + 1
+                values = [self.const(b.value, where, depth + 1) for b in binds]
+                first = values[0]
+                if first is UNKNOWN or any(v is UNKNOWN or v != first or type(v) is not type(first)
+                                           for v in values[1:]):
+                    first = UNKNOWN
+                self._name_consts[key] = first
+            return self._name_consts[key]
         return UNKNOWN
 
     # -- pass_configs ----------------------------------------------------
@@ -216,12 +223,16 @@ class Resolver:
             kind, where, binds = self.lookup(expr.id, scope)
             if kind != "assign" or not binds or where is None:
                 return PassConfig.unknown()
-            configs = [self.config(b.value, where, depth + 1) if b.value is not None
-                       else PassConfig.unknown() for b in binds]
-            result = configs[0]
-            for other in configs[1:]:
-                result = result.joined(other)
-            return result
+            key = (id(where), expr.id)
+            if key not in self._name_configs:
+                self._name_configs[key] = PassConfig.unknown()  # cycle guard
+                configs = [self.config(b.value, where, depth + 1) if b.value is not None
+                           else PassConfig.unknown() for b in binds]
+                result = configs[0]
+                for other in configs[1:]:
+                    result = result.joined(other)
+                self._name_configs[key] = result
+            return self._name_configs[key]
         if isinstance(expr, ast.IfExp):
             return self.config(expr.body, scope, depth + 1).joined(self.config(expr.orelse, scope, depth + 1))
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):

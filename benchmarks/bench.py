@@ -1,0 +1,249 @@
+"""How much flake8-tilelang adds to flake8, as ratios measured in one run.
+
+    python benchmarks/bench.py                       # synthetic corpus, 5 pairs
+    python benchmarks/bench.py --pairs 7 --real PATH # also a real tree (e.g. a tilelang-ascend checkout)
+
+The baseline is the same flake8 command without the plugin: flake8 runs every
+installed plugin whatever ``--select`` says, so users of other codes pay for
+ours too. Both sides start the same launcher; the baseline tells flake8's
+plugin finder to skip the flake8-tilelang distribution. Runs are paired and
+interleaved (plugin, baseline, plugin, ...) and each line prints the median
+ratio of whole-process times with the min-max over the pairs.
+
+The synthetic corpus is deterministic: kernel files written from the
+fixture kernels (every form the model handles) and as many plain Python files
+that never import tilelang. It is written to a temporary folder.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAUNCH = textwrap.dedent("""\
+    import sys
+    if sys.argv[1] == "baseline":
+        import flake8.plugins.finder as finder
+        finder.BANNED_PLUGINS["flake8-tilelang"] = "never"
+    import resource, atexit
+    if sys.argv[2] != "-":
+        atexit.register(lambda: sys.stderr.write(
+            "MAXRSS %d\\n" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    sys.argv = ["flake8"] + sys.argv[3:]
+    from flake8.main.cli import main
+    main()
+""")
+
+
+# -- corpus ----------------------------------------------------------------
+
+def plain_module(i: int) -> str:
+    """A plain ~150-line module: classes, loops, comprehensions, no tilelang."""
+    parts = ['"""Module %d: bookkeeping helpers."""' % i, "import collections", "import os", ""]
+    for j in range(8):
+        parts.append(textwrap.dedent('''
+            class Ledger{i}_{j}:
+                """Keeps running totals for account group {j}."""
+
+                def __init__(self, names):
+                    self.totals = collections.Counter()
+                    self.names = list(names)
+
+                def add(self, name, amount):
+                    if name not in self.names:
+                        raise KeyError(name)
+                    self.totals[name] += amount
+                    return self.totals[name]
+
+                def report(self):
+                    rows = [(n, self.totals[n]) for n in sorted(self.names)]
+                    width = max((len(n) for n, _ in rows), default=0)
+                    return os.linesep.join("%s %d" % (n.ljust(width), v) for n, v in rows)
+            ''').format(i=i, j=j))
+    return "\n".join(parts)
+
+
+def build_corpus(directory: str, kernels: int, plain: int) -> tuple:
+    templates = sorted(glob.glob(os.path.join(ROOT, "fixtures", "kernels", "*.py")))
+    templates += sorted(glob.glob(os.path.join(ROOT, "fixtures", "rules", "*", "*.py")))
+    kdir = os.path.join(directory, "kernels")
+    pdir = os.path.join(directory, "plain")
+    os.makedirs(kdir)
+    os.makedirs(pdir)
+    for i in range(kernels):
+        with open(templates[i % len(templates)], encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(kdir, "kernel_%03d.py" % i), "w", encoding="utf-8") as f:
+            f.write("# synthetic kernel %d\n" % i + text)
+    for i in range(plain):
+        with open(os.path.join(pdir, "module_%03d.py" % i), "w", encoding="utf-8") as f:
+            f.write(plain_module(i))
+    return kdir, pdir
+
+
+def big_kernel_file(path: str, lines: int) -> None:
+    """One long file of many kernels (like the largest real test files)."""
+    with open(os.path.join(ROOT, "fixtures", "kernels", "compile_run_functions_testing_style.py"),
+              encoding="utf-8") as f:
+        template = f.read()
+    header, _, body = template.partition("\n\n\n")
+    chunks = [header]
+    i = 0
+    while sum(c.count("\n") for c in chunks) < lines:
+        chunks.append(body.replace("def ", "def v%d_" % i).replace("(vec_", "(v%d_vec_" % i))
+        i += 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n\n\n".join(chunks))
+
+
+# -- measuring ---------------------------------------------------------------
+
+def run(side: str, args: list, memory: bool = False) -> tuple:
+    """(wall seconds, CPU seconds of the process tree, max RSS KiB or 0)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", LAUNCH, side, "mem" if memory else "-"] + args,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss = 0
+    for line in proc.stderr.splitlines():
+        if line.startswith("MAXRSS "):
+            rss = int(line.split()[1])
+    if proc.returncode not in (0, 1):
+        raise SystemExit("flake8 failed (%s): %s" % (side, proc.stderr[-2000:]))
+    return wall, cpu, rss
+
+
+def paired(args: list, pairs: int, memory: bool = False) -> dict:
+    plugin, base = [], []
+    run("plugin", args)  # warm the file cache once
+    for _ in range(pairs):
+        plugin.append(run("plugin", args, memory))
+        base.append(run("baseline", args, memory))
+    return {"plugin": plugin, "baseline": base}
+
+
+def ratio_line(label: str, result: dict, index: int, unit: str = "") -> str:
+    ratios = [p[index] / b[index] for p, b in zip(result["plugin"], result["baseline"]) if b[index]]
+    med_p = statistics.median(p[index] for p in result["plugin"])
+    med_b = statistics.median(b[index] for b in result["baseline"])
+    return "%-44s %5.3fx  (min %5.3f, max %5.3f)   plugin %7.1f ms, baseline %7.1f ms" % (
+        label, statistics.median(ratios), min(ratios), max(ratios), med_p * 1000, med_b * 1000)
+
+
+def added_ms_line(label: str, result: dict) -> str:
+    diffs = [(p[0] - b[0]) * 1000 for p, b in zip(result["plugin"], result["baseline"])]
+    return "%-44s %+6.1f ms (min %+.1f, max %+.1f)" % (label, statistics.median(diffs), min(diffs), max(diffs))
+
+
+def import_cost_ms() -> float:
+    """What importing the plugin adds to a flake8 process (median of 7)."""
+    code = ("import time, flake8.main.cli, flake8.checker, flake8.style_guide\n"
+            "t = time.perf_counter(); import flake8_tilelang.plugin\n"
+            "print((time.perf_counter() - t) * 1000)")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout)
+            for _ in range(7)]
+    return statistics.median(runs)
+
+
+def cli_line(label: str, path: str, pairs: int) -> list:
+    """flake8-tilelang check vs flake8 (with the plugin) on the same tree."""
+    try:
+        import flake8_tilelang.cli  # noqa: F401
+    except ImportError:
+        return ["%-44s (no CLI installed)" % label]
+    lines = []
+    cache_dir = tempfile.mkdtemp()
+
+    def cli(*extra):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "flake8_tilelang", "check", "--exit-zero", "--select=TLA",
+                        "--output-format", "concise"] + list(extra) + [path],
+                       capture_output=True, text=True, cwd=cache_dir)
+        return time.perf_counter() - t0
+
+    cold, warm, f8 = [], [], []
+    for _ in range(pairs):
+        f8.append(run("plugin", ["--select=TLA", path])[0])
+        cold.append(cli("--no-cache"))
+        warm.append(cli())
+    lines.append("%-44s %5.1fx faster  (flake8 %.0f ms, check %.0f ms)" % (
+        label + " (no cache)", statistics.median(f8) / statistics.median(cold),
+        statistics.median(f8) * 1000, statistics.median(cold) * 1000))
+    lines.append("%-44s %5.1fx faster  (check, warm cache: %.0f ms)" % (
+        label + " (warm cache)", statistics.median(f8) / statistics.median(warm), statistics.median(warm) * 1000))
+    ruff = shutil.which("ruff")
+    if ruff:
+        t = []
+        for _ in range(pairs):
+            t0 = time.perf_counter()
+            subprocess.run([ruff, "check", "--no-cache", "--exit-zero", "-q", path], capture_output=True)
+            t.append(time.perf_counter() - t0)
+        lines.append("%-44s %.0f ms" % ("ruff check on the same tree (reference)", statistics.median(t) * 1000))
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--kernels", type=int, default=300)
+    parser.add_argument("--plain", type=int, default=300)
+    parser.add_argument("--real", action="append", default=[], help="another tree to measure")
+    parser.add_argument("--big", help="the largest real file (default: a synthetic 5,000-line one)")
+    opts = parser.parse_args()
+    if opts.pairs < 5:
+        parser.error("at least 5 pairs")
+    work = tempfile.mkdtemp(prefix="tla-bench-")
+    try:
+        kdir, pdir = build_corpus(work, opts.kernels, opts.plain)
+        big = opts.big or os.path.join(work, "big_kernels.py")
+        if not opts.big:
+            big_kernel_file(big, 5000)
+        single = os.path.join(kdir, "kernel_%03d.py" % 3)
+        empty = os.path.join(work, "empty.py")
+        open(empty, "w").close()
+        print("flake8-tilelang benchmark: %d pairs, %d kernel files, %d plain files, python %s"
+              % (opts.pairs, opts.kernels, opts.plain, sys.version.split()[0]))
+        print("ratios are plugin / baseline (same flake8 without flake8-tilelang); lower is better\n")
+        r = paired(["--jobs=2", kdir], opts.pairs)
+        print(ratio_line("kernel corpus, CPU (--jobs=2)", r, 1))
+        print(ratio_line("kernel corpus, wall (--jobs=2)", r, 0))
+        r = paired(["--jobs=2", pdir], opts.pairs)
+        print(ratio_line("plain files (no tilelang), CPU", r, 1))
+        r = paired(["--jobs=1", single], opts.pairs)
+        print(added_ms_line("one kernel file on save (%d lines)" % sum(1 for _ in open(single)), r))
+        r = paired(["--jobs=1", empty], opts.pairs)
+        print(added_ms_line("flake8 on an empty file", r))
+        print("%-44s %6.1f ms" % ("import of flake8_tilelang.plugin", import_cost_ms()))
+        r = paired(["--jobs=1", big], opts.pairs)
+        print(ratio_line("largest file (%d lines), wall" % sum(1 for _ in open(big)), r, 0))
+        r = paired(["--jobs=1", kdir], opts.pairs, memory=True)
+        mem = [(p[2] - b[2]) / 1024.0 for p, b in zip(r["plugin"], r["baseline"])]
+        print("%-44s %+6.1f MiB (min %+.1f, max %+.1f)" % (
+            "peak memory, one process over the corpus", statistics.median(mem), min(mem), max(mem)))
+        for line in cli_line("flake8-tilelang check vs flake8, kernels", kdir, opts.pairs):
+            print(line)
+        for path in opts.real:
+            r = paired(["--jobs=2", path], opts.pairs)
+            print(ratio_line("real tree %s, CPU" % os.path.basename(path.rstrip("/")), r, 1))
+            for line in cli_line("flake8-tilelang check vs flake8, %s" % os.path.basename(path.rstrip("/")),
+                                 path, opts.pairs):
+                print(line)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
