@@ -24,6 +24,7 @@ class _Ctx:
     pass_context: Optional[ast.Call] = None
     fallback: bool = False  # inside ``except ImportError``
     parallel: Optional[Use] = None  # innermost enclosing T.Parallel loop
+    conds: tuple = ()  # Python-level `if` tests around this point (see Use.conds)
 
 
 def canonical_prim(qualname: Optional[str]) -> Optional[str]:
@@ -82,6 +83,8 @@ class Builder:
         self.sites: List[CompileSite] = []
         self.uses_by_call: Dict[int, Use] = {}
         self.imports_tilelang = False
+        # every `PassConfigKey.<NAME>` written in the file: (node, NAME, scope)
+        self.config_key_refs: List[tuple] = []
 
     # -- entry -----------------------------------------------------------
     def build(self) -> "Builder":
@@ -153,6 +156,11 @@ class Builder:
                 self._block(handler.body, hctx)
             self._block(node.orelse, ctx)  # type: ignore[attr-defined]
             self._block(node.finalbody, ctx)  # type: ignore[attr-defined]
+        elif isinstance(node, ast.If) and isinstance(ctx.scope, Function) and \
+                (ctx.scope.is_prim_func or ctx.scope.is_macro) and self._python_level(node.test, ctx):
+            self._expr(node.test, ctx)
+            self._block(node.body, replace(ctx, conds=ctx.conds + ((node.test, True, ctx.scope),)))
+            self._block(node.orelse, replace(ctx, conds=ctx.conds + ((node.test, False, ctx.scope),)))
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 self._expr(node.value, ctx)
@@ -181,6 +189,23 @@ class Builder:
                 self._expr(value, ctx)
             elif isinstance(value, ast.AST):
                 self._generic(value, ctx)
+
+    def _python_level(self, test: ast.expr, ctx: _Ctx) -> bool:
+        """An `if` in a kernel whose test uses only names from outside the
+        kernel (builder parameters, constants) and no TileLang call: TVMScript
+        evaluates it while parsing, so only one branch becomes kernel code."""
+        fn = ctx.scope
+        names = 0
+        for node in ast.walk(test):
+            if isinstance(node, ast.Call):
+                return False
+            if isinstance(node, ast.Name):
+                if node.id in fn.bound:  # type: ignore[attr-defined]
+                    return False
+                names += 1
+            elif isinstance(node, (ast.Subscript, ast.Attribute, ast.Lambda, ast.NamedExpr)):
+                return False
+        return names > 0
 
     def _function(self, node, ctx: _Ctx) -> None:
         outer = ctx.scope
@@ -276,6 +301,12 @@ class Builder:
                         inner = replace(inner, tscope=use.scope_name)
                 elif qualname(expr.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
                     inner = replace(inner, pass_context=expr)
+            elif isinstance(expr, ast.Name):
+                # ctx = PassContext(config=...); with ctx: ...
+                binds = ctx.scope.assigns.get(expr.id, [])
+                value = binds[-1].value if binds else None
+                if isinstance(value, ast.Call) and qualname(value.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
+                    inner = replace(inner, pass_context=value)
             if item.optional_vars is not None:
                 self._bind(item.optional_vars, None, ctx)
         self._block(node.body, inner)
@@ -296,7 +327,7 @@ class Builder:
                 self._mutate(base.id, ctx.scope)
                 if isinstance(ctx.scope, Function) and (ctx.scope.is_prim_func or ctx.scope.is_macro):
                     ctx.scope.uses.append(Use(STORE, target, ctx.scope, ctx.tscope,
-                                              in_parallel=ctx.parallel is not None))
+                                              in_parallel=ctx.parallel is not None, conds=ctx.conds))
                     if ctx.parallel is not None:
                         ctx.parallel.stores.add(base.id)
 
@@ -342,6 +373,9 @@ class Builder:
                         fn.bound.add(node.id)
             elif isinstance(node, ast.arg) and fn is not None:
                 fn.bound.add(node.arg)
+            elif isinstance(node, ast.Attribute) and node.attr[:1].isupper() and node.attr.isupper():
+                if qualname(node.value, ctx.scope) in C.PASS_CONFIG_KEY_CLASSES:
+                    self.config_key_refs.append((node, node.attr, ctx.scope))
             stack.extend(ast.iter_child_nodes(node))
 
     def _call(self, call: ast.Call, ctx: _Ctx) -> None:
@@ -350,7 +384,7 @@ class Builder:
         q = qualname(func, scope)
         prim = canonical_prim(q)
         if prim is not None:
-            use = Use(prim, call, scope, ctx.tscope, in_parallel=ctx.parallel is not None)
+            use = Use(prim, call, scope, ctx.tscope, in_parallel=ctx.parallel is not None, conds=ctx.conds)
             scope.uses.append(use)
             self.uses_by_call[id(call)] = use
             return
@@ -368,10 +402,14 @@ class Builder:
         elif isinstance(func, ast.Name):
             scope.local_calls.append(call)
             scope.call_scope_kinds[id(call)] = ctx.tscope
+            if ctx.conds:
+                scope.call_conds[id(call)] = ctx.conds
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             if func.value.id in ("self", "cls") or q is None or not _is_library(q):
                 scope.local_calls.append(call)
                 scope.call_scope_kinds[id(call)] = ctx.tscope
+                if ctx.conds:
+                    scope.call_conds[id(call)] = ctx.conds
             if func.attr in _MUTATORS:
                 self._mutate(func.value.id, scope)
 

@@ -40,6 +40,9 @@ class KernelUse:
 
     use: Use
     via: Tuple[MacroHop, ...] = ()
+    # True when a Python-level `if` around it could not be evaluated: the
+    # use may not exist in the compiled kernel, so rules do not report it.
+    maybe: bool = False
 
     @property
     def prim(self) -> str:
@@ -124,7 +127,10 @@ class Kernel:
                 expr = call.args[index]
         if expr is None or self.resolver is None:
             return UNKNOWN
-        expr, owner = trace(expr, use, self.func)
+        if isinstance(expr, ast.Name):
+            expr, owner = trace(expr, use, self.func)
+        else:
+            owner = use.use.owner  # a subscript/call of a macro parameter is not the argument
         if expr is None or owner is None:
             return UNKNOWN
         return self.resolver.owner_of(owner).const(expr, owner)
@@ -144,9 +150,11 @@ class Kernel:
     def launches(self) -> List[Launch]:
         return self.func.launches
 
-    def uses_of(self, *prims: str) -> Iterator[KernelUse]:
+    def uses_of(self, *prims: str, maybe: bool = False) -> Iterator[KernelUse]:
+        """Uses of these primitives; ``maybe=True`` also yields the ones under
+        a Python-level condition that could not be evaluated."""
         for u in self.uses:
-            if u.prim in prims:
+            if u.prim in prims and (maybe or not u.maybe):
                 yield u
 
 
@@ -170,6 +178,8 @@ class FileModel:
     kernels: List[Kernel]
     sites: List[Site]
     resolver: Optional[Resolver] = None
+    # every `PassConfigKey.<NAME>` written in the file: (ast node, NAME)
+    config_key_refs: List[Tuple[ast.AST, str]] = field(default_factory=list)
 
     @classmethod
     def empty(cls, filename: str) -> "FileModel":
@@ -184,7 +194,8 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     kernels: Dict[int, Kernel] = {}
     for fn in builder.functions:
         if fn.is_prim_func:
-            kernels[id(fn)] = Kernel(fn, uses=list(_kernel_uses(fn, resolver)), resolver=resolver)
+            uses = [u for u in (_settle(u, resolver) for u in _kernel_uses(fn, resolver)) if u is not None]
+            kernels[id(fn)] = Kernel(fn, uses=uses, resolver=resolver)
             for launch in fn.launches:
                 _resolve_launch(launch, fn, resolver)
     sites: List[Site] = []
@@ -205,7 +216,26 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             if config not in kernel.configs:
                 kernel.configs.append(config)
     ordered = sorted(kernels.values(), key=lambda k: k.line)
-    return FileModel(filename, True, ordered, sites, resolver)
+    refs = [(node, name) for node, name, _ in builder.config_key_refs]
+    return FileModel(filename, True, ordered, sites, resolver, refs)
+
+
+def _settle(use: KernelUse, resolver: Resolver) -> Optional[KernelUse]:
+    """Evaluate the Python-level `if` tests around a use: None when it sits in
+    a branch TVMScript drops, ``maybe`` when a test cannot be evaluated."""
+    conds = list(use.use.conds)
+    for hop in use.via:
+        conds.extend(hop.caller.call_conds.get(id(hop.call), ()))
+    if not conds:
+        return use
+    maybe = False
+    for test, polarity, scope in conds:
+        value = resolver.owner_of(scope).const(test, scope)
+        if value is UNKNOWN:
+            maybe = True
+        elif bool(value) != polarity:
+            return None
+    return KernelUse(use.use, use.via, maybe=True) if maybe else use
 
 
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:

@@ -44,6 +44,8 @@ class Scope:
     returns: List[ast.expr] = field(default_factory=list)
     # The innermost T.Scope kind around each local call (by id of the call).
     call_scope_kinds: Dict[int, Optional[str]] = field(default_factory=dict)
+    # Python-level conditions around each local call (see Use.conds).
+    call_conds: Dict[int, tuple] = field(default_factory=dict)
     filename: str = ""  # the module this scope belongs to
 
 
@@ -83,6 +85,9 @@ class Use:
     stores: Set[str] = field(default_factory=set)
     # For a T.Scope use: its literal name ("C", "V", "Vector", ...) or "?".
     scope_name: Optional[str] = None
+    # Python-level `if` tests around the use, which TVMScript evaluates while
+    # parsing (only the taken branch exists): ((test, polarity, scope), ...).
+    conds: tuple = ()
 
     @property
     def line(self) -> int:

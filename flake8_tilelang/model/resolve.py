@@ -21,6 +21,11 @@ UNKNOWN = object()
 class _ImportCycle(Exception):
     """Raised inside a cross-module resolution that re-enters a module."""
 _MAX_DEPTH = 8
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -145,6 +150,30 @@ class Resolver:
                 except ZeroDivisionError:
                     return UNKNOWN
             return UNKNOWN
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            v = self.const(expr.operand, scope, depth + 1)
+            return UNKNOWN if v is UNKNOWN else (not v)
+        if isinstance(expr, ast.BoolOp):
+            values = [self.const(v, scope, depth + 1) for v in expr.values]
+            if any(v is UNKNOWN for v in values):
+                return UNKNOWN
+            result = values[0]
+            for v in values[1:]:
+                result = (result and v) if isinstance(expr.op, ast.And) else (result or v)
+            return result
+        if isinstance(expr, ast.Compare):
+            left = self.const(expr.left, scope, depth + 1)
+            for op, right_expr in zip(expr.ops, expr.comparators):
+                right = self.const(right_expr, scope, depth + 1)
+                if left is UNKNOWN or right is UNKNOWN or type(op) not in _COMPARE:
+                    return UNKNOWN
+                try:
+                    if not _COMPARE[type(op)](left, right):
+                        return False
+                except TypeError:
+                    return UNKNOWN
+                left = right
+            return True
         if isinstance(expr, ast.Attribute) or (isinstance(expr, ast.Name)
                                                  and self.lookup(expr.id, scope)[0] == "import"):
             return self.in_foreign(expr, scope, lambda r, n: r.const(n, r.b.module, depth + 1), UNKNOWN)
@@ -171,8 +200,9 @@ class Resolver:
         if site.kind == "lower":
             ctx = site.pass_context
             if ctx is None:
-                return PassConfig(origin=site.node, origin_desc="tilelang.lower call (no PassContext)",
-                                  filename=fname)
+                # lower() reads the ambient PassContext, which a caller may have
+                # entered anywhere: unknown (TLA053 points this out)
+                return PassConfig.unknown()
             expr = _kwarg(ctx, "config")
             if expr is None and len(ctx.args) >= 5:
                 expr = ctx.args[4]

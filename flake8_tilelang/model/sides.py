@@ -27,10 +27,12 @@ def trace(expr: Optional[ast.expr], ku, kernel_func: Function) -> Tuple[Optional
     Returns (expression, scope it is evaluated in)."""
     owner: Scope = ku.use.owner
     level = len(ku.via)
-    while expr is not None and isinstance(expr, ast.Name) and level > 0 and isinstance(owner, Function) \
-            and owner.is_macro and expr.id in owner.params:
+    while expr is not None and level > 0 and isinstance(owner, Function) and owner.is_macro:
+        name = _base_name(expr)  # `buf[i, j]` in a macro: follow `buf`
+        if name is None or name not in owner.params:
+            break
         hop = ku.via[level - 1]
-        expr = _argument_for(hop.macro, hop.call, expr.id)
+        expr = _argument_for(hop.macro, hop.call, name)
         owner = hop.caller
         level -= 1
     return expr, owner

@@ -55,16 +55,28 @@ A key registered by a newer TileLang-Ascend than the one this rule knows;
 """,
 )
 def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
+    # every enum member written anywhere in the file: a bad one fails on import
+    for node, name in model.config_key_refs:
+        if name in C.PASS_CONFIG_ENUM:
+            continue
+        near = difflib.get_close_matches(name, _ENUM_NAMES, n=1)
+        hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
+        yield Diagnostic(
+            "TLA050", node.lineno, node.col_offset,  # type: ignore[attr-defined]
+            "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError%s"
+            % (name, hint),
+            ERROR,
+        )
     for _, entry in _entries(model):
         key = entry.key
-        if key.startswith("PassConfigKey."):
+        if key.startswith("PassConfigKey.") and not isinstance(getattr(entry.node, "attr", None), str):
+            # getattr(PassConfigKey, "NAME") or a comprehension over names
             name = key.split(".", 1)[1]
             near = difflib.get_close_matches(name, _ENUM_NAMES, n=1)
             hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
             yield Diagnostic(
                 "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
-                "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError%s"
-                % (name, hint),
+                "`PassConfigKey.%s` does not exist: compiling fails with AttributeError%s" % (name, hint),
                 ERROR,
             )
         elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
@@ -175,7 +187,7 @@ def inert_pass_config(model) -> Iterator[Diagnostic]:
 
 def _pure_vector(kernel) -> bool:
     cube = ("gemm_v0", "mma", "alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_fragment")
-    return not any(True for _ in kernel.uses_of(*cube)) and any(
+    return not any(True for _ in kernel.uses_of(*cube, maybe=True)) and any(
         kernel.side(u) == "V" or u.prim == "Parallel" for u in kernel.uses)
 
 

@@ -170,7 +170,7 @@ def sync_dropped_by_cv_combine(model) -> Iterator[Diagnostic]:
         previous: Optional[str] = None  # side of the last classified statement; "?" unknown
         for use in kernel.in_order():
             if use.prim in ("set_flag", "wait_flag", "pipe_barrier"):
-                needed = _sync_side(kernel, use)
+                needed = None if use.maybe else _sync_side(kernel, use)
                 if needed is not None and previous in ("C", "V") and previous != needed:
                     config = next(c for c in kernel.configs
                                   if c.is_on(C.AUTO_CV_COMBINE) and c.is_off(C.AUTO_SYNC))
@@ -188,7 +188,7 @@ def sync_dropped_by_cv_combine(model) -> Iterator[Diagnostic]:
             if use.prim == "@store" and use.use.in_parallel:
                 continue  # part of its T.Parallel loop, already counted
             if use.prim in _CLASSIFIED or use.prim.startswith(("tile.", "reduce_")):
-                side = kernel.side(use)
+                side = None if use.maybe else kernel.side(use)
                 previous = side if side in ("C", "V") else "?"
 
 

@@ -14,7 +14,7 @@ def _unscoped_ops(kernel) -> List[Tuple[object, str]]:
     """Resource ops outside every T.Scope, in program order, with their side."""
     out = []
     for use in kernel.in_order():
-        if use.scope_kind is not None:
+        if use.scope_kind is not None or use.maybe:
             continue
         side = kernel.side(use)
         if side in ("C", "V"):

@@ -1,0 +1,218 @@
+"""The ``flake8-tilelang`` command line.
+
+    flake8-tilelang check [PATH ...]      lint (default: .)
+    flake8-tilelang rule TLA001           one rule's documentation
+    flake8-tilelang rules                 every code, its severity and default state
+    flake8-tilelang config                the effective settings
+    flake8-tilelang kernels [PATH ...]    inventory of kernels and their modes
+    flake8-tilelang version
+
+Exit codes: 0 nothing to report (at or above ``--fail-on``), 1 diagnostics,
+2 usage, configuration or internal error. Imports stay lazy: a run over files
+that never mention tilelang loads neither the model nor astroid.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+from ..settings import (CACHE_DIR_NAME, FAIL_ON, FORMATS, HUMAN_FORMATS, ConfigError,
+                        build_settings)
+
+PROG = "flake8-tilelang"
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+class _Exit(Exception):
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def _parser():
+    import argparse
+
+    from .. import __version__
+
+    class Parser(argparse.ArgumentParser):
+        def exit(self, status=0, message=None):  # noqa: A003 - argparse API
+            if message:
+                sys.stderr.write(message)
+            raise _Exit(status)
+
+    top = Parser(prog=PROG, description="Static checks for TileLang-Ascend kernels.",
+                 epilog="Run '%s COMMAND --help' for a command's options." % PROG)
+    top.add_argument("--version", action="store_true", help="print versions and exit")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def selection(p, formats=FORMATS, default_help="full"):
+        g = p.add_argument_group("rule selection")
+        g.add_argument("--select", action="append", metavar="CODES",
+                       help="comma-separated codes or prefixes to enable instead of the default "
+                            "(TLA), or ALL; replaces `select` from pyproject.toml")
+        g.add_argument("--extend-select", action="append", metavar="CODES",
+                       help="codes or prefixes to enable on top of the selection. Opt-in codes "
+                            "(TLA013, TLA052, TLA053, TLA096) report only when named by their code "
+                            "or a prefix longer than TLA (TLA05); ALL and TLA do not enable them")
+        g.add_argument("--ignore", action="append", metavar="CODES",
+                       help="codes or prefixes to disable; replaces `ignore` from the config")
+        g.add_argument("--extend-ignore", action="append", metavar="CODES",
+                       help="codes or prefixes to disable on top of `ignore`")
+        g.add_argument("--per-file-ignores", action="append", metavar="PATTERN:CODES",
+                       help="flake8 syntax, e.g. 'tests/*:TLA002 legacy/*.py:TLA'; replaces "
+                            "`per-file-ignores` from the config; always wins over any select")
+        g = p.add_argument_group("configuration")
+        g.add_argument("--config", metavar="PYPROJECT",
+                       help="read [tool.flake8-tilelang] from this file instead of the nearest "
+                            "pyproject.toml that has one")
+        g.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+        p.add_argument("--output-format", "--format", dest="output_format", choices=formats,
+                       help="output format (default: %s, or `output-format` from the config)"
+                       % default_help)
+        p.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE")
+
+    def files(p):
+        g = p.add_argument_group("files")
+        g.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files or directories to check (default: .); - reads stdin")
+        g.add_argument("--exclude", action="append", metavar="PATTERNS",
+                       help="comma-separated globs replacing the default excludes (.git, venvs, "
+                            "build, dist, caches, ...) and `exclude` from the config")
+        g.add_argument("--extend-exclude", action="append", metavar="PATTERNS",
+                       help="globs to exclude on top of the excludes")
+        g.add_argument("--force-exclude", action="store_true",
+                       help="apply excludes to files named on the command line too (pre-commit)")
+        g.add_argument("--stdin-filename", "--stdin-display-name", dest="stdin_filename",
+                       metavar="PATH", help="the name of the file read from stdin (-)")
+        g.add_argument("-j", "--jobs", metavar="N", default=None,
+                       help="worker processes (default: auto; serial for small inputs)")
+
+    check = sub.add_parser("check", help="check files (default: .)",
+                           description="Check TileLang-Ascend kernels. Exit 0: nothing at or above "
+                                       "--fail-on; 1: diagnostics; 2: usage, config or internal error.")
+    files(check)
+    selection(check)
+    g = check.add_argument_group("suppression")
+    g.add_argument("--report-unused-noqa", action="store_true",
+                   help="report TLA codes in `# noqa` comments that silence nothing (TLA096)")
+    g.add_argument("--disable-noqa", action="store_true",
+                   help="ignore every `# noqa`, `# flake8: noqa` and `# flake8-tilelang: noqa`")
+    g = check.add_argument_group("results")
+    g.add_argument("--statistics", action="store_true",
+                   help="print code, name and count per code instead of the diagnostics")
+    g.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")
+    g.add_argument("--fail-on", choices=FAIL_ON[::-1], default=None,
+                   help="lowest severity that makes the exit code 1 (default: warning; info "
+                        "diagnostics never fail unless --fail-on info)")
+    g.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    g.add_argument("--cache-dir", metavar="DIR",
+                   help="cache directory (default: %s in the project root; env "
+                        "FLAKE8_TILELANG_CACHE_DIR)" % CACHE_DIR_NAME)
+
+    rule = sub.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", nargs="?", help="e.g. TLA001")
+    rule.add_argument("--all", action="store_true", help="every rule")
+    rule.add_argument("--output-format", "--format", dest="output_format",
+                      choices=("text", "markdown", "json"), default="text")
+
+    rules = sub.add_parser("rules", help="list every code with its name, severity and default state")
+    rules.add_argument("--output-format", "--format", dest="output_format",
+                       choices=("text", "full", "concise", "json"), default="text")
+
+    config = sub.add_parser("config", help="print the effective settings")
+    selection(config, formats=("text", "toml", "json"), default_help="toml")
+    config.add_argument("--exclude", action="append", metavar="PATTERNS")
+    config.add_argument("--extend-exclude", action="append", metavar="PATTERNS")
+    config.add_argument("--report-unused-noqa", action="store_true")
+
+    kernels = sub.add_parser("kernels", help="inventory of every kernel: mode, switches, hand-written "
+                                             "primitives and diagnostics")
+    files(kernels)
+    selection(kernels, formats=("full", "text", "table", "json"), default_help="table")
+
+    sub.add_parser("version", help="print versions")
+    return top
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except _Exit as exc:
+        return exc.code
+    except ConfigError as exc:
+        sys.stderr.write("%s: error: %s\n" % (PROG, exc))
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("%s: interrupted\n" % PROG)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except Exception:  # noqa: B902 - report, never a bare traceback and exit 1
+        if os.environ.get("FLAKE8_TILELANG_STRICT") == "1":
+            raise
+        import traceback
+
+        sys.stderr.write("%s: internal error (please report it with this output):\n%s" % (
+            PROG, traceback.format_exc()))
+        return 2
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _main(argv: List[str]) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.version or args.command == "version":
+        sys.stdout.write(version_text())
+        return 0
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    from . import commands
+
+    return getattr(commands, "cmd_" + args.command)(args)
+
+
+def version_text() -> str:
+    import platform
+
+    from .. import __version__
+
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # pragma: no cover - Python < 3.8
+        return "%s %s\nPython %s\n" % (PROG, __version__, platform.python_version())
+
+    def ver(name: str) -> str:
+        try:
+            return "%s %s" % (name, version(name))  # metadata only: never imports the package
+        except PackageNotFoundError:
+            return "%s (not installed)" % name
+
+    return "%s %s\n%s\n%s\nPython %s (%s, %s)\n" % (
+        PROG, __version__, ver("flake8"), ver("astroid"), platform.python_version(),
+        platform.python_implementation(), platform.system() or sys.platform)
+
+
+def fail_code(findings, fail_on: Optional[str], exit_zero: bool) -> int:
+    if exit_zero:
+        return 0
+    threshold = SEVERITY_RANK[fail_on or "warning"]
+    return 1 if any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in findings) else 0
+
+
+def is_human(fmt: str) -> bool:
+    return fmt in HUMAN_FORMATS
+
+
+__all__ = ["main", "build_settings"]

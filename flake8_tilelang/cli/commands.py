@@ -1,0 +1,292 @@
+"""The sub-commands."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Dict, List, Optional
+
+from .. import __version__
+from ..settings import (ALWAYS_REPORTED, CACHE_DIR_NAME, DEFAULT_EXCLUDE, ConfigError, Settings,
+                        build_settings, known_rules)
+from . import fail_code, is_human
+
+
+def _emit(text: str, output_file: Optional[str] = None) -> None:
+    if output_file:
+        directory = os.path.dirname(os.path.abspath(output_file))
+        os.makedirs(directory, exist_ok=True)
+        with open(output_file, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    stream = sys.stdout
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:  # a legacy console encoding
+        stream.write(text.encode(stream.encoding or "ascii", "replace").decode(
+            stream.encoding or "ascii", "replace"))
+    stream.flush()
+
+
+def _jobs(value) -> Optional[int]:
+    if value is None or str(value).lower() == "auto":
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise ConfigError("--jobs: expected a number or 'auto', got %r" % value)
+    if n < 1:
+        raise ConfigError("--jobs: expected at least 1, got %d" % n)
+    return n
+
+
+def _color(fmt: str, output_file: Optional[str]) -> bool:
+    if fmt != "full" or output_file or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(sys.stdout, "isatty") and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _repo_root(settings: Settings) -> str:
+    from ..output import find_repo_root
+
+    return find_repo_root(os.getcwd()) or settings.project_root
+
+
+def _stdin(args) -> Optional[bytes]:
+    if "-" in args.paths or (args.stdin_filename and not args.paths):
+        return sys.stdin.buffer.read()
+    return None
+
+
+def _paths(args) -> List[str]:
+    if args.stdin_filename and not args.paths:
+        return ["-"]
+    return list(args.paths) or ["."]
+
+
+def _cache_dir(args, settings: Settings) -> Optional[str]:
+    if args.no_cache or os.environ.get("FLAKE8_TILELANG_NO_CACHE"):
+        return None
+    return args.cache_dir or os.environ.get("FLAKE8_TILELANG_CACHE_DIR") or os.path.join(
+        settings.project_root, CACHE_DIR_NAME)
+
+
+def render(fmt: str, findings, settings: Settings, files: int, color: bool = False) -> str:
+    if fmt == "concise":
+        from ..output.text import concise
+
+        return concise(findings)
+    if fmt == "full":
+        from ..output.text import full
+
+        return full(findings, color)
+    from ..output import repo_relative
+    from ..output import machine
+
+    if fmt == "json":
+        return machine.to_json(findings, os.path.abspath)
+    if fmt == "json-lines":
+        return machine.to_json_lines(findings, os.path.abspath)
+    root = _repo_root(settings)
+
+    def rel(path: str) -> str:
+        return repo_relative(path, root)
+
+    if fmt == "sarif":
+        return machine.to_sarif(findings, known_rules(), rel, __version__, machine.file_uri(root))
+    if fmt == "github":
+        return machine.to_github(findings, rel, files)
+    if fmt == "gitlab":
+        return machine.to_gitlab(findings, rel)
+    raise ConfigError("unknown output format %r" % fmt)
+
+
+def cmd_check(args) -> int:
+    from .run import check
+
+    settings = build_settings(args)
+    fmt = args.output_format or settings.output_format
+    jobs = _jobs(args.jobs)
+    stdin_data = _stdin(args)
+    outcome = check(_paths(args), settings, force_exclude=args.force_exclude,
+                    stdin_filename=args.stdin_filename, stdin_data=stdin_data, jobs=jobs,
+                    cache_dir=_cache_dir(args, settings))
+    findings = outcome.findings
+    if args.statistics:
+        from ..output.text import statistics_rows, statistics_text
+
+        names = {r.code: r.name for r in known_rules()}
+        rows = statistics_rows(findings, names)
+        if fmt in ("json", "json-lines"):
+            text = json.dumps([{"code": c, "name": n, "count": k, "severity": s}
+                               for c, n, k, s in rows], indent=2) + "\n"
+        else:
+            text = statistics_text(rows)
+    else:
+        text = render(fmt, findings, settings, outcome.files, _color(fmt, args.output_file))
+    _emit(text, args.output_file)
+    if is_human(fmt) and not args.quiet:
+        from ..output import summary_text
+
+        sys.stderr.write(summary_text(findings, outcome.files) + "\n")
+    return fail_code(findings, args.fail_on, args.exit_zero)
+
+
+# -- rules ----------------------------------------------------------------------
+
+def _default_state(rule) -> str:
+    if rule.code in ALWAYS_REPORTED:
+        return "always"
+    state = "on" if rule.default_enabled else "opt-in"
+    return state + (", preview" if rule.preview else "")
+
+
+def _find_rule(code: str):
+    rules = {r.code: r for r in known_rules()}
+    by_name = {r.name: r for r in rules.values()}
+    found = rules.get(code.upper()) or by_name.get(code.lower())
+    if found is None:
+        import difflib
+
+        close = difflib.get_close_matches(code.upper(), list(rules), n=3) + \
+            difflib.get_close_matches(code.lower(), list(by_name), n=2)
+        raise ConfigError("unknown rule %r%s; `flake8-tilelang rules` lists every code" % (
+            code, " (did you mean %s?)" % ", ".join(close) if close else ""))
+    return found
+
+
+def _rule_json(rule, docs: bool = False) -> Dict[str, object]:
+    out: Dict[str, object] = {
+        "code": rule.code, "name": rule.name, "severity": rule.severity,
+        "confidence": rule.confidence, "default_enabled": rule.default_enabled,
+        "always_reported": rule.code in ALWAYS_REPORTED,
+        "preview": rule.preview, "since": rule.since, "summary": " ".join(rule.summary.split()),
+    }
+    if docs:
+        out["docs"] = rule.docs()
+    return out
+
+
+def cmd_rule(args) -> int:
+    if args.all:
+        rules = known_rules()
+    elif args.code:
+        rules = [_find_rule(args.code)]
+    else:
+        raise ConfigError("rule: give a code (e.g. `flake8-tilelang rule TLA001`) or --all")
+    if args.output_format == "json":
+        data = [_rule_json(r, docs=True) for r in rules]
+        _emit(json.dumps(data if args.all else data[0], indent=2) + "\n")
+    else:
+        _emit("\n---\n\n".join(r.docs().rstrip("\n") + "\n" for r in rules))
+    return 0
+
+
+def cmd_rules(args) -> int:
+    rules = known_rules()
+    if args.output_format == "json":
+        _emit(json.dumps([_rule_json(r) for r in rules], indent=2) + "\n")
+        return 0
+    rows = [("CODE", "NAME", "SEVERITY", "DEFAULT", "SUMMARY")]
+    rows += [(r.code, r.name, r.severity, _default_state(r), " ".join(r.summary.split()))
+             for r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4] for row in rows]
+    lines.append("")
+    lines.append("Opt-in codes report only when selected by their code or a prefix longer than TLA "
+                 "(--extend-select TLA052); ALL and TLA do not enable them. TLA096 is also enabled "
+                 "by --report-unused-noqa. E902 and E999 are always reported.")
+    _emit("\n".join(lines) + "\n")
+    return 0
+
+
+# -- config ---------------------------------------------------------------------
+
+def _toml_list(values) -> str:
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
+
+
+def cmd_config(args) -> int:
+    settings = build_settings(args)
+    rules = known_rules()
+    enabled = [r.code for r in rules if r.code in settings.enabled]
+    disabled = [r.code for r in rules if r.code not in settings.enabled
+                and r.code not in ALWAYS_REPORTED]
+    pfi = {}
+    for pattern, negated, codes in settings.per_file_ignores:
+        pfi[("!" if negated else "") + pattern] = [c or "ALL" for c in codes]
+    data = {
+        "config-file": settings.config_path,
+        "project-root": settings.project_root,
+        "select": list(settings.select) if settings.select is not None else ["TLA"],
+        "extend-select": list(settings.extend_select),
+        "ignore": list(settings.ignore) if settings.ignore is not None else [],
+        "extend-ignore": list(settings.extend_ignore),
+        "per-file-ignores": pfi,
+        "exclude": list(settings.exclude) if settings.exclude is not None else list(DEFAULT_EXCLUDE),
+        "extend-exclude": list(settings.extend_exclude),
+        "output-format": settings.output_format,
+        "enabled": enabled,
+        "not-enabled": disabled,
+        "always-reported": list(ALWAYS_REPORTED),
+    }
+    if args.output_format == "json":
+        _emit(json.dumps(data, indent=2) + "\n", args.output_file)
+        return 0
+    default = "  # default"
+    lines = [
+        "# %s %s: effective settings" % ("flake8-tilelang", __version__),
+        "# config file: %s" % (settings.config_path or "none (defaults)"),
+        "# project root: %s" % settings.project_root,
+        "[tool.flake8-tilelang]",
+        "select = %s%s" % (_toml_list(data["select"]), default if settings.select is None else ""),
+        "extend-select = %s" % _toml_list(data["extend-select"]),
+        "ignore = %s%s" % (_toml_list(data["ignore"]), default if settings.ignore is None else ""),
+        "extend-ignore = %s" % _toml_list(data["extend-ignore"]),
+        "per-file-ignores = {%s}" % ", ".join(
+            "%s = %s" % (json.dumps(k), _toml_list(v)) for k, v in pfi.items()),
+        "exclude = %s%s" % (_toml_list(data["exclude"]), default if settings.exclude is None else ""),
+        "extend-exclude = %s" % _toml_list(data["extend-exclude"]),
+        "output-format = %s" % json.dumps(settings.output_format),
+        "",
+        "# enabled (%d): %s" % (len(enabled), ", ".join(enabled) or "none"),
+        "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),
+        "# always reported: %s" % ", ".join(ALWAYS_REPORTED),
+    ]
+    _emit("\n".join(lines) + "\n", args.output_file)
+    return 0
+
+
+# -- kernels --------------------------------------------------------------------
+
+def cmd_kernels(args) -> int:
+    from ..inventory import inventory, summary, to_table
+    from .discover import STDIN, discover
+    from .run import check, read_inputs
+
+    settings = build_settings(args)
+    stdin_data = _stdin(args)
+    paths = _paths(args)
+    outcome = check(paths, settings, force_exclude=args.force_exclude,
+                    stdin_filename=args.stdin_filename, stdin_data=stdin_data,
+                    jobs=_jobs(args.jobs), cache_dir=None)
+    by_path: Dict[str, list] = {}
+    for f in outcome.findings:
+        by_path.setdefault(f.path, []).append(f)
+    files = discover(paths, settings, args.force_exclude)
+    name = args.stdin_filename or "stdin"
+    files = [(name if p == STDIN else d, p) for d, p in files]
+    todo, _ = read_inputs(files, stdin_data)
+    entries, errors = inventory(todo, settings, by_path)
+    for f in outcome.findings:
+        if f.code == "E902" and not any(e["file"] == f.path for e in errors):
+            errors.append({"file": f.path, "code": f.code, "message": f.message})
+    if args.output_format == "json":
+        text = json.dumps({"kernels": entries, "errors": errors, "summary": summary(entries)},
+                          indent=2) + "\n"
+    else:
+        text = to_table(entries, errors)
+    _emit(text, args.output_file)
+    return 2 if errors and not entries else 0

@@ -1,0 +1,152 @@
+"""``check``: discover, read, gate, (cache), analyse serially or in a process
+pool, and return every finding sorted by path, line, column and code."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+from ..settings import IO_ERROR, Settings
+from .analyze import MARKER, FileResult, Finding, analyze, simple
+from .discover import STDIN, discover
+
+# Below these (about half a second of analysis) the pool's start-up (fork,
+# per-worker caches) costs more than it saves; -j N forces a pool.
+PARALLEL_MIN_FILES = 16
+PARALLEL_MIN_BYTES = 400_000
+
+
+@dataclass
+class Outcome:
+    findings: List[Finding] = field(default_factory=list)
+    files: int = 0  # files looked at
+    analysed: int = 0  # files that mention tilelang
+    cached: int = 0
+    jobs: int = 1
+
+
+def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
+    """(display, bytes) for files to analyse, and E902 findings."""
+    todo: List[Tuple[str, bytes]] = []
+    errors: List[Finding] = []
+    for display, path in files:
+        if path == STDIN:
+            data = stdin_data if stdin_data is not None else sys.stdin.buffer.read()
+        else:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError as exc:
+                # flake8's spelling: E902 at 0:1 with the exception
+                errors.append(simple(display, 0, 0, IO_ERROR, "%s: %s" % (type(exc).__name__, exc)))
+                continue
+        if MARKER in data:
+            todo.append((display, data))
+    return todo, errors
+
+
+def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
+          stdin_filename: Optional[str] = None, stdin_data: Optional[bytes] = None,
+          jobs: Optional[int] = None, cache_dir: Optional[str] = None) -> Outcome:
+    files = discover(paths, settings, force_exclude)
+    if stdin_filename is not None:
+        files = [(stdin_filename if p == STDIN else d, p) for d, p in files]
+        if force_exclude and any(p == STDIN for _, p in files):
+            from .discover import Excluder
+
+            if Excluder(settings).path(stdin_filename):
+                files = [(d, p) for d, p in files if p != STDIN]
+    elif any(p == STDIN for _, p in files):
+        files = [("stdin" if p == STDIN else d, p) for d, p in files]
+    outcome = Outcome(files=len(files))
+    todo, errors = read_inputs(files, stdin_data)
+    outcome.findings.extend(errors)
+    outcome.analysed = len(todo)
+
+    cache = None
+    if cache_dir and todo:
+        from .cache import Cache
+
+        cache = Cache(cache_dir, settings.fingerprint())
+    from_stdin = {d for d, p in files if p == STDIN}
+    keys = {}
+    pending: List[Tuple[str, bytes]] = []
+    for display, data in todo:
+        if cache is not None and display not in from_stdin:
+            key = cache.key(display, data)
+            hit = cache.get(key)
+            if hit is not None:
+                outcome.findings.extend(hit)
+                continue
+            keys[display] = key
+        pending.append((display, data))
+    outcome.cached = cache.hits if cache is not None else 0
+
+    results, outcome.jobs = _run(pending, settings, jobs)
+    for (display, _), result in zip(pending, results):
+        outcome.findings.extend(result.findings)
+        if cache is not None and result.cacheable and display in keys:
+            cache.put(keys[display], result.findings)
+    outcome.findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
+    return outcome
+
+
+def _auto_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _run(pending: List[Tuple[str, bytes]], settings: Settings, jobs: Optional[int]):
+    n = _auto_jobs() if not jobs else jobs
+    n = min(n, len(pending))
+    total = sum(len(d) for _, d in pending)
+    if n <= 1 or (jobs is None and (len(pending) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES)):
+        return [analyze(d, data, settings) for d, data in pending], 1
+    try:
+        return _parallel(pending, settings, n), n
+    except (OSError, ImportError, NotImplementedError):  # no working multiprocessing here
+        return [analyze(d, data, settings) for d, data in pending], 1
+
+
+_SETTINGS: Optional[Settings] = None
+
+
+def _init_worker(settings: Settings) -> None:
+    global _SETTINGS
+    _SETTINGS = settings
+
+
+def _work(item: Tuple[str, bytes]) -> FileResult:
+    assert _SETTINGS is not None
+    return analyze(item[0], item[1], _SETTINGS)
+
+
+def _parallel(pending: List[Tuple[str, bytes]], settings: Settings, n: int) -> List[FileResult]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    # Load the engine before forking so workers inherit it instead of importing it.
+    from ..engine import check_tree  # noqa: F401
+    from ..model import build_model  # noqa: F401
+    from ..settings import known_rules
+
+    known_rules()
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
+    # Biggest files first so one large file does not finish last; order is restored below.
+    order = sorted(range(len(pending)), key=lambda i: -len(pending[i][1]))
+    chunk = max(1, len(pending) // (n * 4))
+    results: List[Optional[FileResult]] = [None] * len(pending)
+    try:
+        with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(settings,)) as pool:
+            for i, result in zip(order, pool.map(_work, [pending[i] for i in order], chunksize=chunk)):
+                results[i] = result
+    except BrokenProcessPool:
+        pass  # a worker died (killed, out of memory): finish the rest here
+    return [r if r is not None else analyze(pending[i][0], pending[i][1], settings)
+            for i, r in enumerate(results)]

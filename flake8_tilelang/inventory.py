@@ -1,0 +1,225 @@
+"""``flake8-tilelang kernels``: every kernel, its mode, its switches and what
+it does by hand, to plan an Expert-to-Developer migration.
+
+Mode of a kernel under one compile site's pass_configs:
+
+- Developer: all four Ascend switches on and no Expert primitive
+  (``T.Scope``, hand-written syncs, cross-core flags, Expert allocations);
+- Expert: all four switches off;
+- Mixed: anything else;
+- unknown: a switch that cannot be resolved, or no compile site found.
+
+A kernel compiled at several sites gets the common mode, Mixed when the sites
+disagree, unknown when any site is unknown.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from . import constants as C
+
+DEVELOPER, EXPERT, MIXED, UNKNOWN = "Developer", "Expert", "Mixed", "unknown"
+MODES = (DEVELOPER, EXPERT, MIXED, UNKNOWN)
+SHORT = {
+    C.AUTO_SYNC: "AUTO_SYNC",
+    C.MEMORY_PLANNING: "MEM_PLAN",
+    C.AUTO_CV_COMBINE: "CV_COMBINE",
+    C.AUTO_CV_SYNC: "CV_SYNC",
+}
+STATE = {True: "on", False: "off", None: "unknown"}
+
+
+def counts(kernel) -> Dict[str, int]:
+    out = {"scopes": 0, "manual_syncs": 0, "cross_core_flags": 0, "expert_allocs": 0}
+    for use in kernel.uses:
+        prim = use.prim
+        if prim == "Scope":
+            out["scopes"] += 1
+        elif prim in C.INTRA_CORE_SYNC:
+            out["manual_syncs"] += 1
+        elif prim in C.CROSS_CORE_SYNC:
+            out["cross_core_flags"] += 1
+        elif prim in C.EXPERT_ALLOCS:
+            out["expert_allocs"] += 1
+    return out
+
+
+def config_mode(config, expert_prims: bool) -> str:
+    states = [config.state(key) for key in C.SWITCHES]
+    if any(s is None for s in states):
+        return UNKNOWN
+    if all(states):
+        return MIXED if expert_prims else DEVELOPER
+    if not any(states):
+        return EXPERT
+    return MIXED
+
+
+def kernel_mode(site_modes: Sequence[str]) -> str:
+    if not site_modes or UNKNOWN in site_modes:
+        return UNKNOWN
+    return site_modes[0] if len(set(site_modes)) == 1 else MIXED
+
+
+def _where_short(config, key: str, filename: str) -> str:
+    entry = config.entries.get(key)
+    if entry is None:
+        return ""
+    if os.path.abspath(entry.filename) == os.path.abspath(filename):
+        return "%d" % entry.line
+    return "%s:%d" % (os.path.basename(entry.filename), entry.line)
+
+
+def _factory(kernel) -> Optional[str]:
+    parent = getattr(kernel.func, "parent", None)
+    names = []
+    while parent is not None and getattr(parent, "kind", "module") != "module":
+        names.append(parent.name)
+        parent = getattr(parent, "parent", None)
+    return ".".join(reversed(names)) or None
+
+
+def _threads(kernel):
+    values = []
+    for launch in kernel.launches:
+        count = launch.threads_count
+        if count is None and isinstance(launch.threads, int) and not isinstance(launch.threads, bool):
+            count = launch.threads
+        values.append(count)
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else values
+
+
+def _span(kernel):
+    node = kernel.func.node
+    return node.lineno, getattr(node, "end_lineno", node.lineno)
+
+
+def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Dict[str, object]]:
+    """The inventory entries of one parsed file; ``findings`` are what
+    ``check`` reports for it (assigned to the kernel whose lines or configs
+    they are on)."""
+    from .model import build_model
+
+    model = build_model(tree, display)
+    out = []
+    for kernel in model.kernels:
+        n = counts(kernel)
+        expert = any(n.values())
+        sites = []
+        for config in kernel.configs:
+            switches = {}
+            for key in C.SWITCHES:
+                switches[C.SWITCH_ENUM[key]] = {
+                    "state": STATE[config.state(key)],
+                    "where": config.where(key),
+                    "line": _where_short(config, key, display) or None,
+                }
+            origin_line = getattr(config.origin, "lineno", None)
+            sites.append({
+                "origin": config.origin_desc or "pass_configs",
+                "line": origin_line,
+                "mode": config_mode(config, expert),
+                "switches": switches,
+            })
+        first, last = _span(kernel)
+        config_lines = {e.line for c in kernel.configs for e in c.entries.values()
+                        if os.path.abspath(e.filename) == os.path.abspath(display)}
+        config_lines |= {getattr(c.origin, "lineno", -1) for c in kernel.configs}
+        diags = [{"code": f.code, "line": f.line, "column": f.char_col, "message": f.message,
+                  "severity": f.severity}
+                 for f in findings if first <= f.line <= last or f.line in config_lines]
+        out.append({
+            "file": display,
+            "line": kernel.line,
+            "kernel": kernel.name,
+            "factory": _factory(kernel),
+            "mode": kernel_mode([s["mode"] for s in sites]),
+            "sites": sites,
+            "threads": _threads(kernel),
+            "counts": n,
+            "diagnostics": diags,
+        })
+    return out
+
+
+def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
+    """(entries, errors) for ``(display, bytes)`` pairs."""
+    from .cli.analyze import decode
+
+    entries: List[Dict[str, object]] = []
+    errors: List[Dict[str, object]] = []
+    for display, data in files:
+        text, error = decode(data)
+        if text is None:
+            errors.append({"file": display, "code": "E902", "message": error[2] if error else ""})
+            continue
+        try:
+            tree = ast.parse(text, display)
+        except (SyntaxError, ValueError, RecursionError) as exc:
+            errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
+                type(exc).__name__, getattr(exc, "msg", None) or exc)})
+            continue
+        entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+    entries.sort(key=lambda e: (e["file"], e["line"]))
+    return entries, errors
+
+
+def summary(entries: Sequence[Dict[str, object]]) -> Dict[str, object]:
+    by_mode = {m: 0 for m in MODES}
+    for e in entries:
+        by_mode[str(e["mode"])] += 1
+    return {"kernels": len(entries), "files": len({e["file"] for e in entries}), "modes": by_mode}
+
+
+def _switch_cell(entry: Dict[str, object], enum: str) -> str:
+    cells = []
+    for site in entry["sites"]:  # type: ignore[union-attr]
+        sw = site["switches"][enum]
+        state = {"on": "on", "off": "off", "unknown": "?"}[sw["state"]]
+        cells.append("%s@%s" % (state, sw["line"]) if sw["line"] else state)
+    return "/".join(cells) or "-"
+
+
+def _threads_cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return ",".join("?" if v is None else str(v) for v in value)
+    return str(value)
+
+
+def _diag_cell(diags: Sequence[Dict[str, object]]) -> str:
+    per: Dict[str, int] = {}
+    for d in diags:
+        per[str(d["code"])] = per.get(str(d["code"]), 0) + 1
+    return " ".join("%s x%d" % (c, n) if n > 1 else c for c, n in sorted(per.items())) or "-"
+
+
+def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, object]]) -> str:
+    header = ["LOCATION", "KERNEL", "FACTORY", "MODE"] + [SHORT[k] for k in C.SWITCHES] + [
+        "THREADS", "SCOPES", "SYNCS", "XFLAGS", "ALLOCS", "DIAGNOSTICS"]
+    rows = [header]
+    for e in entries:
+        n = e["counts"]
+        rows.append(["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"),
+                     str(e["mode"])] + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES] + [
+            _threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),  # type: ignore[index]
+            str(n["cross_core_flags"]), str(n["expert_allocs"]), _diag_cell(e["diagnostics"])])  # type: ignore[index,arg-type]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    s = summary(entries)
+    modes = s["modes"]
+    lines.append("")
+    lines.append("%d kernel%s in %d file%s: %s." % (
+        s["kernels"], "" if s["kernels"] == 1 else "s", s["files"], "" if s["files"] == 1 else "s",
+        ", ".join("%d %s" % (modes[m], m) for m in MODES)))  # type: ignore[index]
+    lines.append("Switch cells: on@14 = set on at line 14 (file:line when set in another module); "
+                 "off without a line = not set, so off; ? = unknown; one value per compile site, "
+                 "separated by /.")
+    for err in errors:
+        lines.append("%s: %s %s (not inventoried)" % (err["file"], err["code"], err["message"]))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,221 @@
+"""Formats for tools: ``json`` / ``json-lines`` (Ruff's schema plus
+``severity``), ``sarif`` (2.1.0, what GitHub code scanning accepts),
+``github`` (workflow annotations) and ``gitlab`` (code quality report).
+
+The inputs are finding-like objects with ``path``, ``line``, ``char_col``,
+``end_line``, ``char_end_col``, ``code``, ``message``, ``severity``,
+``noqa_row`` and ``source``; ``abspath``/``relpath`` are passed in as
+functions so the flake8 report plugins can use the same code.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+from . import INFORMATION_URI, TOOL_NAME, plural, rule_url, severity_counts
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
+GITHUB_SHOWN_PER_TYPE = 10  # annotations GitHub displays per type and step
+
+
+# -- json ---------------------------------------------------------------------
+
+def json_object(f, abspath: Callable[[str], str]) -> Dict[str, object]:
+    line = max(f.line, 1)
+    return {
+        "cell": None,
+        "code": f.code,
+        "end_location": {"column": f.char_end_col if f.line > 0 else 1,
+                         "row": max(f.end_line, 1)},
+        "filename": abspath(f.path),
+        "fix": None,
+        "location": {"column": f.char_col, "row": line},
+        "message": f.message,
+        "noqa_row": f.noqa_row,
+        "severity": f.severity,
+        "url": rule_url(f.code),
+    }
+
+
+def to_json(findings: Iterable, abspath: Callable[[str], str]) -> str:
+    return json.dumps([json_object(f, abspath) for f in findings], indent=2, sort_keys=True) + "\n"
+
+
+def to_json_lines(findings: Iterable, abspath: Callable[[str], str]) -> str:
+    return "".join(json.dumps(json_object(f, abspath), sort_keys=True) + "\n" for f in findings)
+
+
+# -- sarif --------------------------------------------------------------------
+
+def _sarif_rule(rule) -> Dict[str, object]:
+    docs = rule.docs()
+    entry: Dict[str, object] = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary.strip()},
+        "fullDescription": {"text": " ".join(rule.what.split())},
+        "help": {
+            "text": "%s\n\nFix: %s" % (" ".join(rule.what.split()), " ".join(rule.fix.split())),
+            "markdown": docs,
+        },
+        "defaultConfiguration": {
+            "level": SARIF_LEVEL.get(rule.severity, "warning"),
+            "enabled": bool(rule.default_enabled),
+        },
+        "properties": {
+            "tags": ["tilelang", "ascend"] + (["preview"] if rule.preview else []),
+            "precision": "high" if rule.confidence == "high" else "medium",
+            "problem.severity": {"info": "recommendation"}.get(rule.severity, rule.severity),
+        },
+    }
+    url = rule_url(rule.code)
+    if url:
+        entry["helpUri"] = url
+    return entry
+
+
+def _external_rule(code: str, severity: str) -> Dict[str, object]:
+    """A code from another flake8 plugin (only in the flake8 report plugin)."""
+    text = "%s, reported by another flake8 plugin; see that plugin's documentation" % code
+    return {
+        "id": code,
+        "name": code,
+        "shortDescription": {"text": text},
+        "fullDescription": {"text": text},
+        "help": {"text": text, "markdown": text},
+        "defaultConfiguration": {"level": SARIF_LEVEL.get(severity, "warning")},
+    }
+
+
+def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str], version: str,
+             root_uri: Optional[str] = None) -> str:
+    table = [_sarif_rule(r) for r in rules]
+    index = {r.code: i for i, r in enumerate(rules)}
+    for f in findings:
+        if f.code not in index:
+            index[f.code] = len(table)
+            table.append(_external_rule(f.code, f.severity))
+    results = []
+    for f in findings:
+        line = max(f.line, 1)
+        region: Dict[str, object] = {"startLine": line}
+        if f.line > 0:
+            region["startColumn"] = f.char_col
+            region["endLine"] = max(f.end_line, line)
+            region["endColumn"] = max(f.char_end_col, f.char_col + 1) if f.end_line == f.line \
+                else f.char_end_col
+        location = {"physicalLocation": {
+            "artifactLocation": {"uri": relpath(f.path), "uriBaseId": "%SRCROOT%"},
+            "region": region,
+        }}
+        results.append({
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": SARIF_LEVEL.get(f.severity, "warning"),
+            "message": {"text": f.message},
+            "locations": [location],
+        })
+    run: Dict[str, object] = {
+        "tool": {"driver": {
+            "name": TOOL_NAME,
+            "version": version,
+            "semanticVersion": version,
+            "informationUri": INFORMATION_URI,
+            "rules": table,
+        }},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if root_uri:
+        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root_uri}}
+    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def file_uri(directory: str) -> str:
+    from urllib.parse import quote
+
+    path = os.path.abspath(directory).replace(os.sep, "/")
+    if not path.startswith("/"):
+        path = "/" + path
+    return "file://" + quote(path) + ("" if path.endswith("/") else "/")
+
+
+# -- github -------------------------------------------------------------------
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_line(f, relpath: Callable[[str], str]) -> str:
+    path = relpath(f.path)
+    props = ["file=%s" % escape_property(path), "line=%d" % max(f.line, 1)]
+    if f.line > 0:
+        props.append("col=%d" % f.char_col)
+        props.append("endLine=%d" % max(f.end_line, f.line))
+        props.append("endColumn=%d" % f.char_end_col)
+    props.append("title=%s" % escape_property("%s (%s)" % (TOOL_NAME, f.code)))
+    message = "%s:%d:%d: %s %s" % (path, max(f.line, 1), f.char_col if f.line > 0 else 1,
+                                   f.code, f.message)
+    return "::%s %s::%s" % (GITHUB_COMMAND.get(f.severity, "error"), ",".join(props),
+                            escape_data(message))
+
+
+def github_summary(findings: Sequence, files: Optional[int] = None) -> str:
+    """A plain log line after the annotations: GitHub shows only the first
+    10 annotations of each type per step, the log keeps every one."""
+    counts = severity_counts(findings)
+    where = " (%s checked)" % plural(files, "file") if files is not None else ""
+    if not findings:
+        return "%s: no diagnostics%s." % (TOOL_NAME, where)
+    parts = []
+    hidden = False
+    for sev in ("error", "warning", "info"):
+        n = counts.get(sev, 0)
+        if n:
+            parts.append(plural(n, GITHUB_COMMAND[sev]))
+            hidden = hidden or n > GITHUB_SHOWN_PER_TYPE
+    text = "%s: %s: %s%s." % (TOOL_NAME, plural(len(findings), "diagnostic"), ", ".join(parts), where)
+    if hidden:
+        text += (" GitHub shows only the first %d annotations of each type per step; all of them "
+                 "are in this log, and --output-format sarif uploads every one to code scanning."
+                 % GITHUB_SHOWN_PER_TYPE)
+    return text
+
+
+def to_github(findings: Sequence, relpath: Callable[[str], str], files: Optional[int] = None) -> str:
+    lines = [github_line(f, relpath) for f in findings]
+    lines.append(github_summary(findings, files))
+    return "\n".join(lines) + "\n"
+
+
+# -- gitlab -------------------------------------------------------------------
+
+def to_gitlab(findings: Sequence, relpath: Callable[[str], str]) -> str:
+    """GitLab code quality: fingerprints stay the same when lines move (code,
+    path, the reported line's text and its occurrence number)."""
+    seen: Dict[str, int] = {}
+    out: List[Dict[str, object]] = []
+    for f in findings:
+        path = relpath(f.path)
+        base = "\0".join((f.code, path, f.source.strip(), f.message if not f.source else ""))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        fingerprint = hashlib.sha256(("%s\0%d" % (base, n)).encode("utf-8")).hexdigest()[:32]
+        out.append({
+            "check_name": f.code,
+            "description": "%s %s" % (f.code, f.message),
+            "fingerprint": fingerprint,
+            "severity": GITLAB_SEVERITY.get(f.severity, "major"),
+            "location": {"path": path, "lines": {"begin": max(f.line, 1), "end": max(f.end_line, f.line, 1)}},
+        })
+    return json.dumps(out, indent=2) + "\n"

@@ -1,0 +1,68 @@
+"""Formats for people: ``concise`` (flake8's default line, byte for byte) and
+``full`` (the source line with a caret under the reported code), plus the
+``--statistics`` table."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Tuple
+
+_RESET = "\033[0m"
+_BOLD = "\033[1m"
+_DIM = "\033[2m"
+_COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+
+
+def concise(findings: Iterable) -> str:
+    """``path:row:col: CODE message`` with flake8's 1-based byte column."""
+    return "".join("%s:%d:%d: %s %s\n" % (f.path, f.line, f.col + 1, f.code, f.message)
+                   for f in findings)
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return "%s%s%s" % (style, text, _RESET) if color and style else text
+
+
+def full(findings: Iterable, color: bool = False) -> str:
+    out: List[str] = []
+    for f in findings:
+        sev = _COLORS.get(f.severity, "")
+        head = "%s:%d:%d: %s %s %s" % (
+            _paint(f.path, _BOLD, color), f.line, f.char_col,
+            _paint(f.code, _BOLD + sev, color), _paint("[%s]" % f.severity, sev, color), f.message)
+        out.append(head)
+        if f.line > 0 and f.source:
+            gutter = " " * len(str(f.line))
+            src = f.source.expandtabs(8) if "\t" in f.source else f.source
+            start = f.char_col - 1
+            if "\t" in f.source:
+                start = len(f.source[:start].expandtabs(8))
+            width = max(1, f.char_end_col - f.char_col) if f.end_line == f.line else 1
+            width = max(1, min(width, len(src) - start)) if len(src) > start else 1
+            bar = _paint("|", _DIM, color)
+            out.append("%s %s" % (gutter, bar))
+            out.append("%s %s %s" % (_paint(str(f.line), _DIM, color), bar, src))
+            out.append("%s %s %s%s %s" % (gutter, bar, " " * start,
+                                          _paint("^" * width, sev, color), _paint(f.code, sev, color)))
+            out.append("%s %s" % (gutter, bar))
+        out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def statistics_rows(findings: Iterable, names: Dict[str, str]) -> List[Tuple[str, str, int, str]]:
+    counts: Dict[str, int] = {}
+    sev: Dict[str, str] = {}
+    for f in findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+        sev.setdefault(f.code, f.severity)
+    rows = [(code, names.get(code, ""), n, sev[code]) for code, n in counts.items()]
+    rows.sort(key=lambda r: (-r[2], r[0]))
+    return rows
+
+
+def statistics_text(rows: List[Tuple[str, str, int, str]]) -> str:
+    if not rows:
+        return ""
+    width = max(len(str(r[2])) for r in rows)
+    code_w = max(len(r[0]) for r in rows)
+    name_w = max(len(r[1]) for r in rows)
+    return "".join("%*d  %-*s  %-*s  %s\n" % (width, n, code_w, code, name_w, name, severity)
+                   for code, name, n, severity in rows)

@@ -1,0 +1,587 @@
+"""Command-line settings: ``[tool.flake8-tilelang]`` in pyproject.toml, the
+flags that override it, and rule selection with flake8's semantics.
+
+Selection is flake8's ``DecisionEngine`` (explicit beats implicit, the longest
+matching prefix wins ties) with ``TLA`` selected by default, plus ``ALL`` (the
+empty prefix) and the same opt-in guard as the flake8 plugin: a rule with
+``default_enabled=False`` reports only when a select names it by its code or
+by a prefix longer than ``TLA``. ``per-file-ignores`` follow Ruff: they always
+win over any select.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+
+from .registry import ERROR, INFO, WARNING, Rule
+
+SECTION = "flake8-tilelang"
+FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
+HUMAN_FORMATS = ("full", "concise")
+FAIL_ON = (ERROR, WARNING, INFO)
+CACHE_DIR_NAME = ".flake8_tilelang_cache"
+
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache",
+    ".svn", ".tox", ".venv", ".vscode", "__pycache__", "__pypackages__", "_build", "buck-out",
+    "build", "dist", "node_modules", "site-packages", "venv", "*.egg", "*.egg-info", "CVS",
+    CACHE_DIR_NAME,
+)
+
+# Codes the command line reports itself (flake8 reports E902/E999 too, with
+# the same codes; TLA095/TLA096 lint the suppression comments).
+SYNTAX_ERROR = "E999"
+IO_ERROR = "E902"
+ALWAYS_REPORTED = (IO_ERROR, SYNTAX_ERROR)
+
+
+class ConfigError(Exception):
+    """Bad configuration or usage: the CLI prints it and exits with 2."""
+
+
+@dataclass(frozen=True)
+class CliRule(Rule):
+    """A code the command line reports itself (not in the flake8 registry)."""
+
+    example: str = ""
+    use_instead: str = ""
+
+    def docs(self) -> str:  # no example files in rules/examples
+        state = "on by default" if self.default_enabled else "opt-in (select it explicitly)"
+        if self.code in ALWAYS_REPORTED:
+            state = "always reported"
+        parts = [
+            "# %s %s" % (self.code, self.name), "",
+            "Severity: %s. Confidence: %s. %s. Reported by the `flake8-tilelang` command line. "
+            "Since %s." % (self.severity, self.confidence, state[0].upper() + state[1:], self.since), "",
+            "## What it does", "", self.what.strip(), "",
+            "## Why is this bad", "", self.why.strip(), "",
+        ]
+        if self.example:
+            parts += ["## Example", "", "```python", self.example.strip(), "```", ""]
+        parts += ["## Use instead", "", self.fix.strip(), ""]
+        if self.use_instead:
+            parts += ["```python", self.use_instead.strip(), "```", ""]
+        parts += ["## Known false positives", "", self.known_false_positives.strip(), "",
+                  "## References", "", self.references.strip(), ""]
+        return "\n".join(parts)
+
+
+CLI_RULES = (
+    CliRule(
+        code="TLA095", name="malformed-noqa", severity=WARNING, confidence="high",
+        summary="a TLA suppression comment that flake8 reads differently from what it says",
+        what="""
+Reports a `# noqa` comment about TLA codes that flake8 does not read as written:
+`# noqa : TLA001` (space before the colon), `# noqa: TLA` (no digits),
+`# noqa:TLA-001`, `# noqa TLA001` (no colon) and `# noqa:  TLA001` (two spaces) are
+*blanket* noqa comments that silence every code on the line; `# noqa: tla001` (lower
+case) and `#noqa: TLA001` silence nothing; a code that matches no flake8-tilelang rule
+silences nothing. Also reports `# flake8: noqa: TLA001`, which makes flake8 skip the
+whole file, and malformed `# flake8-tilelang: noqa` file directives, which are ignored.
+""",
+        why="""
+flake8's regex is `# noqa(?::[\\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\\s]+)?)+))?`, matched
+case-insensitively, and codes are compared case-sensitively. Anything that does not fit
+it either becomes a blanket noqa (hiding real findings from every plugin on that line)
+or is not a suppression at all.
+""",
+        fix="Write the comment as flake8 reads it: `# noqa: TLA001,TLA002` (codes or prefixes with digits).",
+        example="with T.Scope(\"V\"):  # noqa : TLA001",
+        use_instead="with T.Scope(\"V\"):  # noqa: TLA001",
+        known_false_positives="The text is searched like flake8 does, so a `# noqa` inside a string literal counts too.",
+        references="flake8 7.x `defaults.NOQA_INLINE_REGEXP`, `Violation.is_inline_ignored`.",
+        default_enabled=True, since="0.1.0",
+    ),
+    CliRule(
+        code="TLA096", name="unused-noqa", severity=WARNING, confidence="high",
+        summary="a TLA code in a `# noqa` comment that silences nothing",
+        what="""
+With `--report-unused-noqa` (or when TLA096 is selected by its code), reports each TLA
+code listed in a `# noqa: ...` comment that matched no TLA diagnostic on that statement.
+Blanket `# noqa` comments and other tools' codes are left alone. A code whose rule is not
+enabled in this run is reported with a note saying so.
+""",
+        why="A stale suppression hides the next real finding on that line.",
+        fix="Remove the code from the comment (or the whole comment when it lists nothing else).",
+        example="T.copy(a, b)  # noqa: TLA002",
+        use_instead="T.copy(a, b)",
+        known_false_positives="A code that only fires under another selection (for example an opt-in rule you enable in CI only).",
+        references="Ruff RUF100 (unused-noqa).",
+        default_enabled=False, since="0.1.0",
+    ),
+    CliRule(
+        code=IO_ERROR, name="io-error", severity=ERROR, confidence="high",
+        summary="the file could not be read or decoded",
+        what="The file does not exist, cannot be read, or is not valid in its declared encoding (UTF-8 unless a PEP 263 coding line says otherwise).",
+        why="A file that cannot be read was not checked.",
+        fix="Fix the path or the file's encoding, or exclude the file.",
+        known_false_positives="None.", references="flake8 reports unreadable files as E902 too.",
+        since="0.1.0",
+    ),
+    CliRule(
+        code=SYNTAX_ERROR, name="syntax-error", severity=ERROR, confidence="high",
+        summary="the file is not valid Python for this interpreter",
+        what="The file mentions tilelang but does not parse, so no rule could check it.",
+        why="Nothing in the file was checked.",
+        fix="Fix the syntax error (or run the checker with the Python version the file targets).",
+        known_false_positives="Syntax newer than the running Python is reported as an error.",
+        references="flake8 and Ruff report syntax errors as E999 / syntax-error too.",
+        since="0.1.0",
+    ),
+)
+
+
+def known_rules() -> List[Rule]:
+    """Registry rules plus the command line's own codes, sorted by code (a
+    code the registry defines wins over the fallback here)."""
+    from .registry import all_rules
+
+    rules = {r.code: r for r in all_rules()}
+    for r in CLI_RULES:
+        rules.setdefault(r.code, r)
+    return [rules[c] for c in sorted(rules, key=lambda c: (not c.startswith("TLA"), c))]
+
+
+def selectable_codes(rules: Iterable[Rule]) -> List[str]:
+    return [r.code for r in rules if r.code not in ALWAYS_REPORTED]
+
+
+# -- selection -------------------------------------------------------------------
+
+_SELECTOR = re.compile(r"^(ALL|[A-Z]{1,3}[0-9]{0,3})$")
+
+
+def split_list(value: str) -> List[str]:
+    return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
+
+
+def validate_selectors(values: Iterable[str], codes: Sequence[str], where: str) -> List[str]:
+    out = []
+    for raw in values:
+        sel = raw.strip()
+        if not sel:
+            continue
+        if sel.upper() == "ALL":
+            out.append("ALL")
+            continue
+        if not _SELECTOR.match(sel) or not any(c.startswith(sel) for c in codes):
+            hint = ""
+            up = sel.upper()
+            if up != sel and any(c.startswith(up) for c in codes):
+                hint = " (codes are upper case: %s)" % up
+            elif sel in ALWAYS_REPORTED:
+                hint = " (%s is always reported; exclude the file instead)" % sel
+            raise ConfigError(
+                "%s: unknown rule selector %r%s; use ALL, TLA or a TLA code or prefix "
+                "(`flake8-tilelang rules` lists them)" % (where, raw, hint))
+        out.append(sel)
+    return out
+
+
+def _sorted_prefixes(values: Iterable[str]) -> Tuple[str, ...]:
+    return tuple(sorted(("" if v == "ALL" else v for v in values), reverse=True))
+
+
+def decide(code: str, select: Optional[Sequence[str]], extend_select: Sequence[str],
+           ignore: Optional[Sequence[str]], extend_ignore: Sequence[str],
+           default_select: Sequence[str] = ("TLA",),
+           default_ignore: Sequence[str] = ()) -> bool:
+    """flake8's ``DecisionEngine.make_decision`` (7.x), True for Selected."""
+    sel_explicit = _sorted_prefixes(list(select or []) + list(extend_select))
+    ign_explicit = _sorted_prefixes(list(ignore or []) + list(extend_ignore))
+    selected = _sorted_prefixes(
+        (list(select) if select is not None else list(default_select)) + list(extend_select))
+    ignored = _sorted_prefixes(
+        (list(ignore) if ignore is not None else list(default_ignore)) + list(extend_ignore))
+
+    if code.startswith(sel_explicit):
+        s = "explicit"
+    elif code.startswith(selected):
+        s = "implicit"
+    else:
+        s = "no"
+    if code.startswith(ign_explicit):
+        i = "explicit"
+    elif code.startswith(ignored):
+        i = "implicit"
+    else:
+        i = "no"
+    if s != "no" and i == "no":
+        return True
+    if s == "no" and i != "no":
+        return False
+    if s == "explicit" and i != "explicit":
+        return True
+    if s != "explicit" and i == "explicit":
+        return False
+    if s == "no" and i == "no":
+        return False
+    # in both lists: the longest prefix wins
+    best_select = next(p for p in selected if code.startswith(p))
+    best_ignore = next(p for p in ignored if code.startswith(p))
+    return len(best_select) > len(best_ignore)
+
+
+def explicitly_named(code: str, selects: Iterable[str]) -> bool:
+    """Named by its code or a prefix longer than ``TLA`` (never by ALL/TLA)."""
+    names = set(selects)
+    return any(code[:i] in names for i in range(4, len(code) + 1))
+
+
+# -- paths ---------------------------------------------------------------------
+
+def _glob_regex(pattern: str) -> "re.Pattern[str]":
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[%s]" % body)
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("^" + "".join(out) + "$")
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    """A Ruff-style path glob: without ``/`` it matches any file or directory
+    name; with ``/`` it matches the path relative to the project root (``**``
+    crosses directories, ``*`` does not). A directory match covers everything
+    below it."""
+
+    pattern: str
+
+    def matches_name(self, name: str) -> bool:
+        return "/" not in self.pattern.strip("/") and bool(self._compiled().match(name))
+
+    def matches_rel(self, rel: str) -> bool:
+        """``rel``: posix path relative to the project root; also true when a
+        parent directory of ``rel`` matches."""
+        rx = self._compiled()
+        parts = rel.split("/")
+        if "/" not in self.pattern.strip("/"):
+            return any(rx.match(p) for p in parts)
+        return any(rx.match("/".join(parts[:i])) for i in range(1, len(parts) + 1))
+
+    def _compiled(self):
+        rx = _COMPILED.get(self.pattern)
+        if rx is None:
+            p = self.pattern.strip("/")
+            if p.startswith("./"):
+                p = p[2:]
+            rx = _COMPILED[self.pattern] = _glob_regex(p)
+        return rx
+
+
+_COMPILED: Dict[str, "re.Pattern[str]"] = {}
+
+
+def relative_posix(path: str, root: str) -> str:
+    try:
+        rel = os.path.relpath(os.path.abspath(path), root)
+    except ValueError:  # another drive
+        rel = os.path.abspath(path)
+    return rel.replace(os.sep, "/")
+
+
+# -- settings ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Settings:
+    select: Optional[Tuple[str, ...]] = None
+    extend_select: Tuple[str, ...] = ()
+    ignore: Optional[Tuple[str, ...]] = None
+    extend_ignore: Tuple[str, ...] = ()
+    # ((pattern, negated, codes), ...)
+    per_file_ignores: Tuple[Tuple[str, bool, Tuple[str, ...]], ...] = ()
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
+    output_format: str = "full"
+    project_root: str = "."
+    config_path: Optional[str] = None
+    report_unused_noqa: bool = False
+    disable_noqa: bool = False
+    enabled: FrozenSet[str] = field(default=frozenset())
+
+    # The effective lists
+    @property
+    def effective_exclude(self) -> Tuple[str, ...]:
+        base = DEFAULT_EXCLUDE if self.exclude is None else self.exclude
+        return tuple(base) + tuple(self.extend_exclude)
+
+    def wanted(self, code: str) -> bool:
+        return code in self.enabled
+
+    def per_file_codes(self, path: str) -> Tuple[str, ...]:
+        """Codes and prefixes ``per-file-ignores`` turn off for ``path``."""
+        if not self.per_file_ignores:
+            return ()
+        rel = relative_posix(path, self.project_root)
+        out: List[str] = []
+        for pattern, negated, codes in self.per_file_ignores:
+            hit = PathPattern(pattern).matches_rel(rel)
+            if hit != negated:
+                out.extend(codes)
+        return tuple(out)
+
+    def is_excluded(self, path: str) -> bool:
+        rel = relative_posix(path, self.project_root)
+        return any(PathPattern(p).matches_rel(rel) for p in self.effective_exclude)
+
+    def fingerprint(self) -> str:
+        """Everything that changes what ``check`` reports for a given file."""
+        return repr((sorted(self.enabled), self.per_file_ignores, self.project_root,
+                     self.report_unused_noqa, self.disable_noqa))
+
+
+def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend_select, ignore,
+                    extend_ignore, report_unused_noqa: bool) -> FrozenSet[str]:
+    """The codes that report: flake8's decision with the opt-in codes in the
+    default ignore list (``extend_default_ignore``), then the plugin's guard
+    (opt-in codes only when named explicitly). ``--report-unused-noqa`` is an
+    explicit ``extend-select`` of TLA096."""
+    extend_select = list(extend_select) + (["TLA096"] if report_unused_noqa else [])
+    opt_in = [c for c in codes if not rules[c].default_enabled]
+    explicit = list(select or []) + extend_select
+    return frozenset(
+        code for code in codes
+        if decide(code, select, extend_select, ignore, extend_ignore, default_ignore=opt_in)
+        and (rules[code].default_enabled or explicitly_named(code, explicit)))
+
+
+# -- pyproject -----------------------------------------------------------------
+
+KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
+        "extend-exclude", "output-format")
+
+
+def _load_toml(path: str) -> dict:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError("%s: cannot read: %s" % (path, exc))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("%s: invalid TOML: %s" % (path, exc))
+
+
+def find_config(start: str) -> Optional[str]:
+    """The nearest pyproject.toml (from ``start`` upwards) that has a
+    ``[tool.flake8-tilelang]`` table; others are skipped like Ruff does."""
+    d = os.path.abspath(start)
+    while True:
+        path = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(path):
+            try:
+                with open(path, "rb") as f:
+                    raw = f.read()
+            except OSError:
+                raw = b""
+            if b"flake8-tilelang" in raw:
+                data = _load_toml(path)
+                tool = data.get("tool")
+                if isinstance(tool, dict) and SECTION in tool:
+                    return path
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def _suggest_key(key: str) -> str:
+    import difflib
+
+    if key.replace("_", "-") in KEYS:
+        return " (did you mean %r? keys use dashes)" % key.replace("_", "-")
+    close = difflib.get_close_matches(key, KEYS, n=1)
+    return " (did you mean %r?)" % close[0] if close else ""
+
+
+def _str_list(value, where: str) -> List[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError("%s: expected a list of strings, got %s" % (where, _type(value)))
+    return list(value)
+
+
+def _type(value) -> str:
+    return {str: "a string", bool: "a boolean", int: "an integer", float: "a float",
+            dict: "a table", list: "a list"}.get(type(value), type(value).__name__)
+
+
+def read_config(path: str, codes: Sequence[str]) -> Dict[str, object]:
+    """Validated ``[tool.flake8-tilelang]`` table of ``path``, keys with dashes."""
+    data = _load_toml(path)
+    tool = data.get("tool", {})
+    table = tool.get(SECTION) if isinstance(tool, dict) else None
+    if table is None:
+        return {}
+    where0 = "%s: [tool.%s]" % (path, SECTION)
+    if not isinstance(table, dict):
+        raise ConfigError("%s must be a table, got %s" % (where0, _type(table)))
+    out: Dict[str, object] = {}
+    for key, value in table.items():
+        where = "%s %s" % (where0, key)
+        if key not in KEYS:
+            raise ConfigError("%s: unknown key %r%s; known keys: %s" % (
+                where0, key, _suggest_key(key), ", ".join(KEYS)))
+        if key in ("select", "extend-select", "ignore", "extend-ignore"):
+            out[key] = validate_selectors(_str_list(value, where), codes, where)
+        elif key in ("exclude", "extend-exclude"):
+            out[key] = _str_list(value, where)
+        elif key == "output-format":
+            if not isinstance(value, str):
+                raise ConfigError("%s: expected a string, got %s" % (where, _type(value)))
+            if value not in FORMATS:
+                raise ConfigError("%s: unknown output format %r; choose one of %s" % (
+                    where, value, ", ".join(FORMATS)))
+            out[key] = value
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError("%s: expected a table of pattern = [codes], got %s" % (
+                    where, _type(value)))
+            entries = []
+            for pattern, pcodes in value.items():
+                pwhere = "%s %r" % (where, pattern)
+                if isinstance(pcodes, str):
+                    pcodes = split_list(pcodes)
+                pcodes = validate_selectors(_str_list(pcodes, pwhere), codes, pwhere)
+                entries.append(_pfi_entry(pattern, pcodes))
+            out[key] = tuple(entries)
+    return out
+
+
+def _pfi_entry(pattern: str, codes: Sequence[str]) -> Tuple[str, bool, Tuple[str, ...]]:
+    negated = pattern.startswith("!")
+    codes = tuple("" if c == "ALL" else c for c in codes)
+    return (pattern[1:] if negated else pattern, negated, codes)
+
+
+def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
+    """flake8's command-line form: ``"a.py:TLA001,TLA002 tests/*:TLA"``."""
+    entries = []
+    for value in values:
+        for item in value.split():
+            if ":" not in item:
+                raise ConfigError("--per-file-ignores: %r is not PATTERN:CODES" % item)
+            pattern, _, pcodes = item.rpartition(":")
+            if not pattern or not pcodes:
+                raise ConfigError("--per-file-ignores: %r is not PATTERN:CODES" % item)
+            checked = validate_selectors(split_list(pcodes), codes, "--per-file-ignores %s" % pattern)
+            for pat in pattern.split(","):
+                entries.append(_pfi_entry(pat, checked))
+    return tuple(entries)
+
+
+def build_settings(args, cwd: Optional[str] = None) -> Settings:
+    """Settings from the config file and the parsed command-line ``args``
+    (attributes: config, isolated, select, extend_select, ignore,
+    extend_ignore, per_file_ignores, exclude, extend_exclude, output_format,
+    report_unused_noqa, disable_noqa; any may be missing)."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    rules = {r.code: r for r in known_rules()}
+    codes = selectable_codes(rules.values())
+
+    config_path = None
+    conf: Dict[str, object] = {}
+    explicit_config = getattr(args, "config", None)
+    if explicit_config:
+        if not os.path.isfile(explicit_config):
+            raise ConfigError("--config: %s: no such file" % explicit_config)
+        config_path = os.path.abspath(explicit_config)
+        conf = read_config(config_path, codes)
+    elif not getattr(args, "isolated", False):
+        config_path = find_config(cwd)
+        if config_path:
+            conf = read_config(config_path, codes)
+    root = os.path.dirname(config_path) if config_path else cwd
+
+    def flag(name: str, option: str):
+        values = getattr(args, name, None)
+        if values is None:
+            return None
+        flat: List[str] = []
+        for v in values:
+            flat.extend(split_list(v))
+        return validate_selectors(flat, codes, option)
+
+    select = flag("select", "--select")
+    if select is None:
+        select = conf.get("select")
+    ignore = flag("ignore", "--ignore")
+    if ignore is None:
+        ignore = conf.get("ignore")
+    extend_select = list(conf.get("extend-select", [])) + list(flag("extend_select", "--extend-select") or [])
+    extend_ignore = list(conf.get("extend-ignore", [])) + list(flag("extend_ignore", "--extend-ignore") or [])
+
+    pfi_args = getattr(args, "per_file_ignores", None)
+    if pfi_args:
+        per_file = parse_per_file_ignores(pfi_args, codes)
+    else:
+        per_file = conf.get("per-file-ignores", ())
+
+    def path_list(name: str):
+        values = getattr(args, name, None)
+        if values is None:
+            return None
+        out: List[str] = []
+        for v in values:
+            out.extend(p.strip() for p in v.split(",") if p.strip())
+        return out
+
+    exclude = path_list("exclude")
+    if exclude is None:
+        exclude = conf.get("exclude")
+    extend_exclude = list(conf.get("extend-exclude", [])) + list(path_list("extend_exclude") or [])
+
+    fmt = getattr(args, "output_format", None) or conf.get("output-format") or "full"
+    report_unused = bool(getattr(args, "report_unused_noqa", False))
+    enabled = compute_enabled(codes, rules, select, extend_select, ignore, extend_ignore,
+                              report_unused)
+    return Settings(
+        select=None if select is None else tuple(select),
+        extend_select=tuple(extend_select),
+        ignore=None if ignore is None else tuple(ignore),
+        extend_ignore=tuple(extend_ignore),
+        per_file_ignores=tuple(per_file),  # type: ignore[arg-type]
+        exclude=None if exclude is None else tuple(exclude),  # type: ignore[arg-type]
+        extend_exclude=tuple(extend_exclude),
+        output_format=str(fmt),
+        project_root=root,
+        config_path=config_path,
+        report_unused_noqa=report_unused,
+        disable_noqa=bool(getattr(args, "disable_noqa", False)),
+        enabled=enabled,
+    )
+
+
+def with_format(settings: Settings, fmt: str) -> Settings:
+    return replace(settings, output_format=fmt)
