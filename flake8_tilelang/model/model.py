@@ -147,6 +147,14 @@ class Kernel:
         return self.func.line
 
     @property
+    def display_name(self) -> str:
+        """``factory.main`` for the usual nested prim_func, else ``main``."""
+        parent = self.func.parent
+        if parent is not None and parent.kind == "function":
+            return "%s.%s" % (parent.name, self.func.name)
+        return self.func.name
+
+    @property
     def launches(self) -> List[Launch]:
         return self.func.launches
 

@@ -180,7 +180,7 @@ def inert_pass_config(model) -> Iterator[Diagnostic]:
                 "TLA052", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
                 "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
                 "Cube work, so there is no Cube->Vector handoff; remove the key" % ", ".join(
-                    sorted({k.name for k in kernels})),
+                    sorted({k.display_name for k in kernels})),
                 INFO,
             )
 
