@@ -35,7 +35,24 @@ def _parser():
 
     from .. import __version__
 
+    class Formatter(argparse.HelpFormatter):
+        """Fills in the opt-in codes only when help is printed (the registry
+        is not loaded for anything else that only parses arguments)."""
+
+        def _get_help_string(self, action):
+            text = action.help or ""
+            if "{opt_in}" in text:
+                from ..settings import known_rules
+
+                text = text.replace("{opt_in}", ", ".join(
+                    r.code for r in known_rules() if not r.default_enabled))
+            return text
+
     class Parser(argparse.ArgumentParser):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("formatter_class", Formatter)
+            super().__init__(*args, **kwargs)
+
         def exit(self, status=0, message=None):  # noqa: A003 - argparse API
             if message:
                 sys.stderr.write(message)
@@ -53,8 +70,8 @@ def _parser():
                             "(TLA), or ALL; replaces `select` from pyproject.toml")
         g.add_argument("--extend-select", action="append", metavar="CODES",
                        help="codes or prefixes to enable on top of the selection. Opt-in codes "
-                            "(TLA013, TLA052, TLA053, TLA096) report only when named by their code "
-                            "or a prefix longer than TLA (TLA05); ALL and TLA do not enable them")
+                            "({opt_in}) report only when named by their code or a prefix longer "
+                            "than TLA (TLA05); ALL and TLA do not enable them")
         g.add_argument("--ignore", action="append", metavar="CODES",
                        help="codes or prefixes to disable; replaces `ignore` from the config")
         g.add_argument("--extend-ignore", action="append", metavar="CODES",

@@ -25,6 +25,7 @@ class _Ctx:
     fallback: bool = False  # inside ``except ImportError``
     parallel: Optional[Use] = None  # innermost enclosing T.Parallel loop
     conds: tuple = ()  # Python-level `if` tests around this point (see Use.conds)
+    pipelined: Optional[Use] = None  # innermost enclosing T.Pipelined loop
 
 
 def canonical_prim(qualname: Optional[str]) -> Optional[str]:
@@ -142,7 +143,11 @@ class Builder:
             self._expr(node.iter, ctx)
             self._bind(node.target, None, ctx)
             use = self.uses_by_call.get(id(node.iter))
-            body_ctx = replace(ctx, parallel=use) if use is not None and use.prim == "Parallel" else ctx
+            body_ctx = ctx
+            if use is not None and use.prim == "Parallel":
+                body_ctx = replace(ctx, parallel=use)
+            elif use is not None and use.prim == "Pipelined":
+                body_ctx = replace(ctx, pipelined=use)
             self._block(node.body, body_ctx)
             self._block(node.orelse, ctx)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
@@ -327,7 +332,8 @@ class Builder:
                 self._mutate(base.id, ctx.scope)
                 if isinstance(ctx.scope, Function) and (ctx.scope.is_prim_func or ctx.scope.is_macro):
                     ctx.scope.uses.append(Use(STORE, target, ctx.scope, ctx.tscope,
-                                              in_parallel=ctx.parallel is not None, conds=ctx.conds))
+                                              in_parallel=ctx.parallel is not None, conds=ctx.conds,
+                                              pipelined=ctx.pipelined))
                     if ctx.parallel is not None:
                         ctx.parallel.stores.add(base.id)
 
@@ -338,6 +344,7 @@ class Builder:
         for target in targets:
             if isinstance(target, ast.Name):
                 ctx.scope.allocs[target.id] = use.prim
+                ctx.scope.alloc_calls[target.id] = value  # type: ignore[assignment]
 
     def _bind_name(self, name: str, value: Optional[ast.expr], line: int, ctx: _Ctx) -> None:
         scope = ctx.scope
@@ -367,6 +374,7 @@ class Builder:
             elif isinstance(node, ast.Name):
                 if fn is not None:
                     if isinstance(node.ctx, ast.Load):
+                        fn.loaded.add(node.id)
                         if node.id == "vid":
                             fn.vid_loads.append((node, ctx.launch))
                     else:
@@ -384,7 +392,8 @@ class Builder:
         q = qualname(func, scope)
         prim = canonical_prim(q)
         if prim is not None:
-            use = Use(prim, call, scope, ctx.tscope, in_parallel=ctx.parallel is not None, conds=ctx.conds)
+            use = Use(prim, call, scope, ctx.tscope, in_parallel=ctx.parallel is not None, conds=ctx.conds,
+                      pipelined=ctx.pipelined)
             scope.uses.append(use)
             self.uses_by_call[id(call)] = use
             return
@@ -404,12 +413,16 @@ class Builder:
             scope.call_scope_kinds[id(call)] = ctx.tscope
             if ctx.conds:
                 scope.call_conds[id(call)] = ctx.conds
+            if ctx.pipelined is not None:
+                scope.call_loops[id(call)] = ctx.pipelined
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             if func.value.id in ("self", "cls") or q is None or not _is_library(q):
                 scope.local_calls.append(call)
                 scope.call_scope_kinds[id(call)] = ctx.tscope
                 if ctx.conds:
                     scope.call_conds[id(call)] = ctx.conds
+                if ctx.pipelined is not None:
+                    scope.call_loops[id(call)] = ctx.pipelined
             if func.attr in _MUTATORS:
                 self._mutate(func.value.id, scope)
 

@@ -16,7 +16,7 @@ from .build import Builder
 from .config import PassConfig
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
-from .sides import op_side, trace
+from .sides import buffer_kind, op_side, trace
 
 _MAX_MACRO_DEPTH = 8
 
@@ -57,6 +57,17 @@ class KernelUse:
         for hop in reversed(self.via):
             if hop.call_scope_kind is not None:
                 return hop.call_scope_kind
+        return None
+
+    @property
+    def pipelined(self) -> Optional[Use]:
+        """The innermost ``T.Pipelined`` loop around this use, as the kernel runs it."""
+        if self.use.pipelined is not None:
+            return self.use.pipelined
+        for hop in reversed(self.via):
+            loop = hop.caller.call_loops.get(id(hop.call))
+            if loop is not None:
+                return loop
         return None
 
     @property
@@ -110,6 +121,17 @@ class Kernel:
     configs: List[PassConfig] = field(default_factory=list)
     uses: List[KernelUse] = field(default_factory=list)
     resolver: Optional[Resolver] = field(default=None, repr=False)
+    sites: List["Site"] = field(default_factory=list, repr=False)
+
+    def buffer_kind(self, expr: Optional[ast.expr], use: KernelUse) -> Optional[str]:
+        """"alloc_ub", "alloc_L1", ..., "gm" for a parameter, or None."""
+        return buffer_kind(expr, use, self.func)
+
+    def const(self, expr: Optional[ast.expr]) -> object:
+        """A constant in the kernel's scope (``UNKNOWN`` if it is not one)."""
+        if expr is None or self.resolver is None:
+            return UNKNOWN
+        return self.resolver.const(expr, self.func)
 
     def side(self, use: KernelUse) -> Optional[str]:
         """"C", "V", "CV" (cross-side copy) or None: see ``sides.op_side``."""
@@ -188,6 +210,8 @@ class FileModel:
     resolver: Optional[Resolver] = None
     # every `PassConfigKey.<NAME>` written in the file: (ast node, NAME)
     config_key_refs: List[Tuple[ast.AST, str]] = field(default_factory=list)
+    # every TileLang call in the file, in any function (macros not called too)
+    all_uses: List[Use] = field(default_factory=list)
 
     @classmethod
     def empty(cls, filename: str) -> "FileModel":
@@ -221,11 +245,15 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             if kernel is None:
                 continue
             info.kernels.append(kernel)
+            kernel.sites.append(info)
             if config not in kernel.configs:
                 kernel.configs.append(config)
     ordered = sorted(kernels.values(), key=lambda k: k.line)
     refs = [(node, name) for node, name, _ in builder.config_key_refs]
-    return FileModel(filename, True, ordered, sites, resolver, refs)
+    all_uses = list(builder.module.uses)
+    for fn in builder.functions:
+        all_uses.extend(fn.uses)
+    return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
 
 
 def _settle(use: KernelUse, resolver: Resolver) -> Optional[KernelUse]:

@@ -46,6 +46,8 @@ class Scope:
     call_scope_kinds: Dict[int, Optional[str]] = field(default_factory=dict)
     # Python-level conditions around each local call (see Use.conds).
     call_conds: Dict[int, tuple] = field(default_factory=dict)
+    # The innermost T.Pipelined loop around each local call (see Use.pipelined).
+    call_loops: Dict[int, "Use"] = field(default_factory=dict)
     filename: str = ""  # the module this scope belongs to
 
 
@@ -59,8 +61,12 @@ class Function(Scope):
     # Names bound anywhere in this function (params, targets, loop vars, ...).
     bound: Set[str] = field(default_factory=set)
     vid_loads: List[Tuple[ast.Name, Optional["Launch"]]] = field(default_factory=list)
-    # Buffers allocated here: name -> allocation primitive ("alloc_ub", ...).
+    # Buffers allocated here: name -> allocation primitive ("alloc_ub", ...),
+    # and the allocation call itself (shape, dtype).
     allocs: Dict[str, str] = field(default_factory=dict)
+    alloc_calls: Dict[str, ast.Call] = field(default_factory=dict)
+    # Every name read in this function (for "is `vid` ever used").
+    loaded: Set[str] = field(default_factory=set)
 
     @property
     def line(self) -> int:
@@ -88,6 +94,8 @@ class Use:
     # Python-level `if` tests around the use, which TVMScript evaluates while
     # parsing (only the taken branch exists): ((test, polarity, scope), ...).
     conds: tuple = ()
+    # The innermost ``for ... in T.Pipelined(...)`` loop around the use.
+    pipelined: Optional["Use"] = None
 
     @property
     def line(self) -> int:

@@ -91,7 +91,8 @@ def op_side(ku, kernel_func: Function) -> Optional[str]:
         return "C"
     if prim.startswith("tile."):
         if prim == "tile.atomic_add" and isinstance(call, ast.Call) and len(call.args) >= 2:
-            if _kind_side(buffer_kind(call.args[1], ku, kernel_func)) == "C":
+            src = buffer_kind(call.args[1], ku, kernel_func)
+            if _kind_side(src) == "C" or src == "alloc_fragment":  # L0C -> GM atomic: Cube side
                 return "C"
         return "V"
     if prim.startswith("reduce_") or prim == "reduce":

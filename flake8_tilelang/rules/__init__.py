@@ -1,2 +1,12 @@
 """Rule modules. Importing this package registers every rule."""
-from . import config_hygiene, cross_core, cv_split, internal, launch, sync_and_scope  # noqa: F401
+from . import (  # noqa: F401
+    config_hygiene,
+    cross_core,
+    cv_split,
+    handoff,
+    internal,
+    launch,
+    memory,
+    scopes_pipes,
+    sync_and_scope,
+)

@@ -1,9 +1,11 @@
 """Rules about ``with T.Kernel(...)`` launches."""
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
-from ..registry import ERROR, Diagnostic, rule
+from ..model.resolve import UNKNOWN
+from ..registry import ERROR, INFO, WARNING, Diagnostic, rule
 
 
 @rule(
@@ -72,3 +74,226 @@ def vid_with_threads(model) -> Iterator[Diagnostic]:
                     "compiler then applies twice; drop the `vid` offset (%s)" % (n, launch.line, after),
                     ERROR,
                 )
+
+
+@rule(
+    code="TLA020",
+    name="expert-launch-single-target",
+    severity=ERROR,
+    confidence="high",
+    summary="Expert `T.Kernel(n, is_npu=True)` (no `threads`) bound to a single name",
+    what="""
+Reports `with T.Kernel(n, is_npu=True) as cid:` (also `as (cid)`, which is the
+same thing) when `threads` is not given: an Expert launch binds two values.
+""",
+    why="""
+Without `threads`, `KernelLaunchFrame.__enter__` returns the list `[cid, vid]`
+(`tilelang/language/kernel.py:101-102`): `cid` is then a Python list, and the
+first `cid // n_num` fails while the kernel is parsed.
+""",
+    fix="Bind both: `as (cid, vid)` (or `as (cid, _)`), or add `threads=2` for a Developer launch "
+        "that binds only `cid`.",
+    known_false_positives="None known.",
+    references="`tilelang/language/kernel.py:88-104`; parser `bind_with_value` "
+               "(`tilelang/language/parser/parser.py:66-69`).",
+)
+def expert_launch_single_target(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        for launch in kernel.launches:
+            if launch.is_npu is True and launch.keyword("threads") is None \
+                    and isinstance(launch.target, ast.Name):
+                yield Diagnostic(
+                    "TLA020", launch.line, launch.call.col_offset,
+                    "`T.Kernel(..., is_npu=True)` without `threads` yields `[cid, vid]`, so `%s` is a list "
+                    "and the kernel fails to parse; write `as (%s, vid)`, or add `threads=2` to let the "
+                    "compiler split the vector cores" % (launch.target.id, launch.target.id),
+                    ERROR,
+                )
+
+
+@rule(
+    code="TLA021",
+    name="invalid-npu-launch",
+    severity=ERROR,
+    confidence="high",
+    summary="`T.Kernel(..., is_npu=True)` with an illegal `threads` or more than one grid dimension",
+    what="""
+With `is_npu=True`, reports a resolvable `threads` other than 1 or 2 (an int,
+or a one-element list/tuple), a `threads` list of more than one value or of
+another type, and more than one grid argument. Unresolvable values are not
+checked.
+""",
+    why="""
+The NPU launch asserts exactly one grid dimension and `threads` in {1, 2}
+(`tilelang/language/kernel.py:248-261`, `src/ir.cc:250,262,280-281`): anything
+else is an `AssertionError` or `TypeError` while the kernel is built. GPU-style
+`threads=128` is the usual slip when porting a CUDA TileLang kernel.
+""",
+    fix="One grid argument (flatten the grid: `T.Kernel(m_num * n_num, ...)`) and `threads=2` "
+        "(Developer, compiler-split vector cores), `threads=1`, or no `threads` (Expert).",
+    known_false_positives="None known.",
+    references="`tilelang/language/kernel.py:240-263`; `src/ir.cc:244-287`.",
+)
+def invalid_npu_launch(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        for launch in kernel.launches:
+            if launch.is_npu is not True:
+                continue
+            problems = []
+            args = launch.grid_args
+            if len(args) > 1 and not any(isinstance(a, ast.Starred) for a in args):
+                problems.append("%d grid arguments (an NPU launch takes exactly one)" % len(args))
+            value = launch.threads
+            if launch.keyword("threads") is not None and value is not UNKNOWN and value is not None:
+                if isinstance(value, (list, tuple)):
+                    if len(value) != 1:
+                        problems.append("threads=%r (must hold exactly one value)" % (value,))
+                    elif type(value[0]) is not int or value[0] not in (1, 2):
+                        problems.append("threads=%r (must be 1 or 2)" % (value,))
+                elif type(value) is not int:
+                    problems.append("threads=%r (must be an int, list or tuple)" % (value,))
+                elif value not in (1, 2):
+                    problems.append("threads=%d (must be 1 or 2 on the NPU)" % value)
+            if problems:
+                yield Diagnostic(
+                    "TLA021", launch.line, launch.call.col_offset,
+                    "invalid NPU launch: %s; building the kernel fails with an assertion; use one "
+                    "flattened grid argument and threads=2, threads=1 or no threads" % "; ".join(problems),
+                    ERROR,
+                )
+
+
+@rule(
+    code="TLA022",
+    name="threads2-manual-vector-split",
+    severity=WARNING,
+    confidence="medium",
+    summary="hand-halved on-chip buffer under `threads=2`, which halves it again",
+    what="""
+Under a `T.Kernel(..., threads=2, is_npu=True)` launch, reports an `alloc_ub`
+or `alloc_shared` whose first dimension is written `X // 2` (or `X // VEC_NUM`
+with `VEC_NUM = 2`). Opt-in style rule.
+""",
+    why="""
+With `threads=2` the compiler's AscendVidReduction already halves the first
+dimension of every UB buffer and adds each vector core's offset
+(`src/transform/ascend_vid_reduction.cc:96-130,306-330`). A buffer halved by
+hand is halved again: each core handles a quarter of the tile. Open bug #1800
+also halves tile-op lengths inside row loops.
+""",
+    fix="Size on-chip buffers to the full tile (`block_M`, not `block_M // 2`).",
+    known_false_positives="A dimension that is legitimately halved for another reason; that is why the "
+                          "rule is opt-in.",
+    references="`src/transform/ascend_vid_reduction.cc:96-130,306-330`; "
+               "`docs/tutorials/vid_reduction_and_auto_cv_ratio.md`; tile-ai/tilelang-ascend #1800.",
+    default_enabled=False,
+)
+def threads2_manual_vector_split(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        if not any(l.threads_count == 2 and l.is_npu is True for l in kernel.launches):
+            continue
+        for use in kernel.uses_of("alloc_ub", "alloc_shared"):
+            if use.via:
+                continue
+            call = use.use.call
+            shape = call.args[0] if isinstance(call, ast.Call) and call.args else None
+            first = shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else None
+            if isinstance(first, ast.BinOp) and isinstance(first.op, ast.FloorDiv) \
+                    and kernel.const(first.right) == 2:
+                yield Diagnostic(
+                    "TLA022", use.line, use.col,
+                    "`T.%s` halves its first dimension by hand under threads=2, where the compiler already "
+                    "halves UB buffers per vector core: each core gets a quarter tile; size it to the "
+                    "full tile" % use.prim,
+                    WARNING,
+                )
+
+
+@rule(
+    code="TLA090",
+    name="expert-vid-unused",
+    severity=WARNING,
+    confidence="medium",
+    summary="Expert launch whose `vid` is never read: both vector cores do the same work",
+    what="""
+Reports an Expert launch (`is_npu=True`, no `threads`) of a kernel with Vector
+work whose second target is `_` or never read. Cube-only work (including
+`T.tile.atomic_add` from an L0C buffer) is exempt. Opt-in style rule.
+""",
+    why="""
+An Expert launch runs two vector cores (AIV) per Cube core; without `vid`
+both run identical code: duplicated GM writes, and doubled results for
+atomics.
+""",
+    fix="Split the rows by `vid` (`row = cid * block_M + vid * (block_M // 2)`), or use `threads=2` "
+        "and let the compiler split them.",
+    known_false_positives="Kernels that rely on the doubling on purpose (some atomic-add tests). "
+                          "That is why the rule is opt-in.",
+    references="mode guide §3.1.1; tile-ai/tilelang-ascend "
+               "`testing/python/language/test_tilelang_ascend_language_tile_atomic_add.py`.",
+    default_enabled=False,
+)
+def expert_vid_unused(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        for launch in kernel.launches:
+            if launch.is_npu is not True or launch.keyword("threads") is not None \
+                    or not isinstance(launch.target, (ast.Tuple, ast.List)) or len(launch.target.elts) != 2:
+                continue
+            vid = launch.target.elts[1]
+            if not isinstance(vid, ast.Name) or (vid.id != "_" and vid.id in kernel.func.loaded):
+                continue
+            if not any(kernel.side(u) == "V" for u in kernel.uses if not u.maybe):
+                continue
+            yield Diagnostic(
+                "TLA090", launch.line, launch.call.col_offset,
+                "`%s` is never read, so both vector cores of this Expert launch do the same work "
+                "(duplicated writes, doubled atomics); split the rows by it, or use threads=2" % vid.id,
+                WARNING,
+            )
+
+
+@rule(
+    code="TLA091",
+    name="threads2-explicit-workspace",
+    severity=INFO,
+    confidence="medium",
+    summary="`threads=2` kernel that still passes an explicit GM workspace",
+    what="""
+Reports a `threads=2` launch in a kernel whose jit decorator has
+`workspace_idx=` or whose parameters are named `workspace*`. Opt-in style rule.
+""",
+    why="""
+The recommended Developer CV form (mode guide §3.1.1, §6.5) lets the compiler
+move data between the cores on chip; an explicit GM workspace is supported
+but costs two GM round trips and manual offsets.
+""",
+    fix="Remove `workspace_idx` and the `workspace_*` parameters and copy between on-chip buffers "
+        "directly (`T.copy(c_frag, c_shared)`).",
+    known_false_positives="Complex multi-stage pipelines that deliberately keep the workspace "
+                          "(mode guide §7).",
+    references="mode guide §3.1.1; `testing/python/language/cvseparate/"
+               "test_tilelang_ascend_language_vid_reduction.py` (supported form).",
+    default_enabled=False,
+)
+def threads2_explicit_workspace(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        launch = next((l for l in kernel.launches if l.threads_count == 2 and l.is_npu is True), None)
+        if launch is None:
+            continue
+        params = [p for p in _param_names(kernel.func) if p.startswith("workspace")]
+        has_idx = any(isinstance(s.site.node, ast.Call)
+                      and any(kw.arg == "workspace_idx" for kw in s.site.node.keywords)
+                      for s in kernel.sites)
+        if params or has_idx:
+            what = "parameter `%s`" % params[0] if params else "`workspace_idx`"
+            yield Diagnostic(
+                "TLA091", launch.line, launch.call.col_offset,
+                "threads=2 kernel with an explicit GM workspace (%s): the Developer form moves data "
+                "between the cores on chip; drop the workspace and copy buffers directly" % what,
+                INFO,
+            )
+
+
+def _param_names(fn) -> list:
+    args = fn.node.args
+    return [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]

@@ -1,0 +1,223 @@
+"""On-chip memory: address annotations and allocation primitives."""
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from .. import constants as C
+from ..model.resolve import UNKNOWN
+from ..registry import ERROR, INFO, WARNING, Diagnostic, rule
+
+_DTYPE_BYTES = {
+    "float16": 2, "bfloat16": 2, "half": 2, "int16": 2, "uint16": 2,
+    "float32": 4, "float": 4, "int32": 4, "uint32": 4,
+    "float64": 8, "int64": 8, "uint64": 8,
+    "int8": 1, "uint8": 1, "bool": 1, "float8_e4m3": 1, "float8_e5m2": 1,
+}
+_KIND_NAME = {"alloc_L1": "L1", "alloc_L0A": "L0A", "alloc_L0B": "L0B", "alloc_L0C": "L0C", "alloc_ub": "UB"}
+
+
+def _annotations(kernel) -> Iterator[Tuple[object, List[Tuple[str, ast.expr]]]]:
+    """(use, [(buffer name, offset expression), ...]) per T.annotate_address."""
+    for use in kernel.uses_of("annotate_address"):
+        call = use.use.call
+        if use.via or not isinstance(call, ast.Call) or not call.args or not isinstance(call.args[0], ast.Dict):
+            continue
+        pairs = []
+        for key, value in zip(call.args[0].keys, call.args[0].values):
+            if isinstance(key, ast.Name):
+                pairs.append((key.id, value))
+        yield use, pairs
+
+
+def _size(kernel, name: str) -> Optional[int]:
+    call = kernel.func.alloc_calls.get(name)
+    if call is None or len(call.args) < 2:
+        return None
+    shape = kernel.const(call.args[0])
+    dtype = kernel.const(call.args[1])
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (list, tuple)) or not all(type(d) is int for d in shape) \
+            or not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:
+        return None
+    total = _DTYPE_BYTES[dtype]
+    for d in shape:
+        total *= d
+    return total
+
+
+@rule(
+    code="TLA040",
+    name="annotate-address-aliasing-under-planning",
+    severity=WARNING,
+    confidence="medium",
+    summary="two buffers annotated to overlapping addresses while TL_ASCEND_MEMORY_PLANNING is on",
+    what="""
+With `TL_ASCEND_MEMORY_PLANNING` on, reports a `T.annotate_address` that maps
+two buffers of the same memory kind (L1, L0A, L0B, L0C, UB) to the same
+offset (the same literal or the same expression) or, when both sizes are
+known, to overlapping ranges.
+""",
+    why="""
+The planner treats annotations as fixed pre-allocations and aborts with
+`LOG(FATAL)` "memory allocate conflict" when two of them overlap while both
+are live (`src/transform/ascend_memory_planning.cc:279-289, 640-652`).
+Deliberate aliasing only works with planning off, where the linear allocator
+honours annotations as written.
+""",
+    fix="Give the buffers disjoint ranges, drop the annotations and let the planner place them, or "
+        "turn TL_ASCEND_MEMORY_PLANNING off to keep the hand-made layout.",
+    known_false_positives="Buffers whose live ranges never overlap are accepted by the planner; the "
+                          "checker does not compute liveness.",
+    references="`src/transform/ascend_memory_planning.cc:279-289, 640-652`; PR #663; #1171; #1286.",
+)
+def annotate_address_aliasing_under_planning(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        config = next((c for c in kernel.configs if c.is_on(C.MEMORY_PLANNING)), None)
+        if config is None:
+            continue
+        for use, pairs in _annotations(kernel):
+            seen: Dict[str, List[Tuple[str, ast.expr]]] = {}
+            reported = False
+            for name, offset in pairs:
+                kind = kernel.func.allocs.get(name)
+                if kind not in _KIND_NAME or reported:
+                    continue
+                for other, other_offset in seen.get(kind, []):
+                    if _overlap(kernel, name, offset, other, other_offset):
+                        yield Diagnostic(
+                            "TLA040", use.line, use.col,
+                            "`%s` and `%s` are annotated to overlapping %s addresses while %s: the memory "
+                            "planner treats annotations as fixed and aborts with \"memory allocate "
+                            "conflict\" when both are live; give them disjoint ranges or turn planning off"
+                            % (other, name, _KIND_NAME[kind], config.describe(C.MEMORY_PLANNING)),
+                            WARNING,
+                        )
+                        reported = True
+                        break
+                seen.setdefault(kind, []).append((name, offset))
+
+
+def _overlap(kernel, a: str, a_off: ast.expr, b: str, b_off: ast.expr) -> bool:
+    x, y = kernel.const(a_off), kernel.const(b_off)
+    if x is UNKNOWN or y is UNKNOWN:
+        return ast.dump(a_off) == ast.dump(b_off)
+    if type(x) is not int or type(y) is not int:
+        return False
+    if x == y:
+        return True
+    sa, sb = _size(kernel, a), _size(kernel, b)
+    if sa is None or sb is None:
+        return False
+    return x < y + sb and y < x + sa
+
+
+@rule(
+    code="TLA041",
+    name="partial-annotate-address-linear",
+    severity=WARNING,
+    confidence="medium",
+    summary="some but not all L1/L0 buffers annotated while TL_ASCEND_MEMORY_PLANNING is off",
+    what="""
+With `TL_ASCEND_MEMORY_PLANNING` off or absent, reports a kernel whose
+`T.annotate_address` covers some but not all of its buffers of one non-UB kind
+(L1, L0A, L0B or L0C), naming the buffers left out.
+""",
+    why="""
+Without planning, a linear allocator places every unannotated L1/L0 buffer
+from offset 0 and ignores the annotated ranges
+(`src/transform/ascend_memory_planning.cc:530-546`), so the unannotated
+buffers silently overlap the annotated ones. UB is safe: its unannotated
+buffers are placed after the highest annotated address.
+""",
+    fix="Annotate every buffer of that kind, or none, or turn TL_ASCEND_MEMORY_PLANNING on.",
+    known_false_positives="None known.",
+    references="`src/transform/ascend_memory_planning.cc:507-550`; PR #682.",
+)
+def partial_annotate_address_linear(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        config = next((c for c in kernel.configs if c.is_off(C.MEMORY_PLANNING)), None)
+        if config is None:
+            continue
+        annotations = list(_annotations(kernel))
+        if not annotations:
+            continue
+        annotated = {name for _, pairs in annotations for name, _ in pairs}
+        for kind in ("alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C"):
+            buffers = [n for n, k in kernel.func.allocs.items() if k == kind]
+            covered = [n for n in buffers if n in annotated]
+            missing = [n for n in buffers if n not in annotated]
+            if covered and missing:
+                use = annotations[0][0]
+                yield Diagnostic(
+                    "TLA041", use.line, use.col,
+                    "T.annotate_address places %s but not %s (%s) while %s: the linear allocator puts "
+                    "unannotated %s buffers at offset 0 over the annotated ones; annotate all of them or "
+                    "turn planning on" % (", ".join("`%s`" % n for n in covered),
+                                          ", ".join("`%s`" % n for n in missing), _KIND_NAME[kind],
+                                          config.describe(C.MEMORY_PLANNING), _KIND_NAME[kind]),
+                    WARNING,
+                )
+
+
+@rule(
+    code="TLA042",
+    name="removed-alloc-local",
+    severity=ERROR,
+    confidence="high",
+    summary="`T.alloc_local(...)`, which TileLang-Ascend removed",
+    what="Reports every `T.alloc_local(...)` in the file.",
+    why="""
+`T.alloc_local` was removed: calling it raises `AttributeError` with a
+migration message (`tilelang/language/__init__.py:230-240`), so the kernel
+never builds.
+""",
+    fix="Use `T.alloc_var(dtype)` for a scalar, or `T.alloc_shared` / `T.alloc_ub` for a buffer.",
+    known_false_positives="None.",
+    references="`tilelang/language/__init__.py:230-240`.",
+)
+def removed_alloc_local(model) -> Iterator[Diagnostic]:
+    for use in model.all_uses:
+        if use.prim == "alloc_local":
+            yield Diagnostic(
+                "TLA042", use.line, use.col,
+                "`T.alloc_local` was removed from TileLang-Ascend (AttributeError when the kernel is "
+                "built); use T.alloc_var for a scalar or T.alloc_shared / T.alloc_ub for a buffer",
+                ERROR,
+            )
+
+
+@rule(
+    code="TLA092",
+    name="expert-alloc-in-developer-kernel",
+    severity=INFO,
+    confidence="medium",
+    summary="Expert allocations in a kernel compiled with all four switches on",
+    what="""
+Reports the first `T.alloc_L1` / `T.alloc_ub` / `T.alloc_L0*` of a kernel whose
+config turns all four Ascend switches on. Opt-in style rule.
+""",
+    why="""
+Mixed mode is supported, but in a Developer kernel `T.alloc_shared` /
+`T.alloc_fragment` let the compiler choose the memory and keep the kernel
+portable (mode guide §3.2).
+""",
+    fix="`T.alloc_L1`/`T.alloc_ub` -> `T.alloc_shared`, `T.alloc_L0C` -> `T.alloc_fragment`, drop "
+        "`T.alloc_L0A`/`T.alloc_L0B` (gemm_v0 handles them).",
+    known_false_positives="Deliberate Mixed-mode kernels; that is why the rule is opt-in.",
+    references="mode guide §1 and §3.2.",
+    default_enabled=False,
+)
+def expert_alloc_in_developer_kernel(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        if not any(all(c.is_on(s) for s in C.SWITCHES) for c in kernel.configs):
+            continue
+        first = next(iter(kernel.uses_of(*C.EXPERT_ALLOCS)), None)
+        if first is not None:
+            yield Diagnostic(
+                "TLA092", first.line, first.col,
+                "`T.%s` in a Developer kernel (all four switches on): prefer T.alloc_shared / "
+                "T.alloc_fragment and let the compiler choose the memory" % first.prim,
+                INFO,
+            )

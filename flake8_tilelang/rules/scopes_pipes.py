@@ -1,0 +1,180 @@
+"""Expert scopes and pipe names."""
+from __future__ import annotations
+
+import difflib
+from typing import Iterator, Optional
+
+from ..model.resolve import UNKNOWN
+from ..registry import ERROR, Diagnostic, rule
+
+_TO_V = {"v", "vec", "vector", "aiv", "vec_core", "vector_core"}
+_TO_C = {"c", "cube", "aic", "cube_core"}
+VALID_PIPES = ("fix", "mte1", "mte2", "mte3", "m", "v", "s")
+_SIDE = {"C": "Cube", "V": "Vector"}
+
+
+@rule(
+    code="TLA030",
+    name="scope-name",
+    severity=ERROR,
+    confidence="high",
+    summary='`T.Scope(...)` with a string other than exactly "C" or "V"',
+    what="""
+Reports `T.Scope("...")` whose literal is not exactly `"C"` or `"V"`
+(`"Vector"`, `"Cube"`, `"v"`, `"vec"`, ...), anywhere in the file, and
+suggests the letter it most likely means.
+""",
+    why="""
+`T.Scope` writes `resource_scope = 1 if name == "V" else 0`
+(`src/ir.cc:495-502`): every string except exactly `"V"` means the Cube core,
+with no diagnostic. `T.Scope("Vector")` (the spelling of the `npuir` branch)
+therefore compiles Vector code for the Cube core.
+""",
+    fix='Write `T.Scope("V")` for Vector code and `T.Scope("C")` for Cube code.',
+    known_false_positives="None: non-literal arguments are not checked.",
+    references='`src/ir.cc:495-502`; the `npuir` branch tests `== "Vector"`.',
+)
+def scope_name(model) -> Iterator[Diagnostic]:
+    for use in model.all_uses:
+        if use.prim != "Scope" or use.scope_name in (None, "?", "C", "V"):
+            continue
+        low = use.scope_name.lower()
+        meant = "V" if low in _TO_V or low.startswith("v") else "C" if low in _TO_C or low.startswith("c") else None
+        hint = 'did you mean T.Scope("%s")?' % meant if meant else 'use "C" or "V"'
+        yield Diagnostic(
+            "TLA030", use.line, use.col,
+            '`T.Scope("%s")` means the Cube core: only the exact string "V" selects Vector, any other '
+            "string silently selects Cube; %s" % (use.scope_name, hint),
+            ERROR,
+        )
+
+
+def _op_side(kernel, use) -> Optional[str]:
+    if use.prim in ("gemm_v0", "mma", "copy") or use.prim.startswith(("tile.", "reduce_")):
+        side = kernel.side(use)
+        return side if side in ("C", "V") else None
+    return None
+
+
+@rule(
+    code="TLA031",
+    name="op-in-wrong-scope",
+    severity=ERROR,
+    confidence="high",
+    summary='a Cube op inside `T.Scope("V")` or a Vector op inside `T.Scope("C")`',
+    what="""
+Reports a Cube op (`T.gemm_v0`, `T.mma`, a copy touching an `alloc_L1`/
+`alloc_L0*` buffer) inside `T.Scope("V")`, and a Vector op (`T.tile.*`,
+`T.reduce_*`, a copy touching an `alloc_ub` buffer) inside `T.Scope("C")`,
+directly or through a macro. Only Expert allocations count: the compiler
+infers the core of `alloc_shared`/`alloc_fragment` buffers. Only scopes named
+exactly "C" or "V" are judged (TLA030 reports the others).
+""",
+    why="""
+The scope decides which binary the code is compiled into: Vector instructions
+in the AIC binary (or the reverse) fail to build in bisheng or trap as an
+illegal instruction. Newer compilers reject it in their C/V ownership check
+(tile-ai/tilelang-ascend #1606).
+""",
+    fix="Move the op into the scope of its core.",
+    known_false_positives="None known.",
+    references="tile-ai/tilelang-ascend #1606 (ownership table); `codegen_ascend_pto.cc:3017-3040`.",
+)
+def op_in_wrong_scope(model) -> Iterator[Diagnostic]:
+    for kernel in model.kernels:
+        for use in kernel.uses:
+            scope = use.scope_kind
+            if use.maybe or scope not in ("C", "V"):
+                continue
+            side = _op_side(kernel, use)
+            if side is not None and side != scope:
+                yield Diagnostic(
+                    "TLA031", use.line, use.col,
+                    '%s%s is %s work inside T.Scope("%s"): it is compiled into the %s binary (build '
+                    "failure or illegal instruction); move it into T.Scope(\"%s\")" % (
+                        use.describe(), use.via_text(), _SIDE[side], scope, _SIDE[scope], side),
+                    ERROR,
+                )
+
+
+@rule(
+    code="TLA032",
+    name="cross-flag-pipe-vs-scope",
+    severity=ERROR,
+    confidence="medium",
+    summary="`T.set_cross_flag` with a pipe of the other core for its scope",
+    what="""
+Reports `T.set_cross_flag("FIX" / "M" / "MTE1", ...)` inside `T.Scope("V")`, and
+`T.set_cross_flag("V" / "MTE3", ...)` inside `T.Scope("C")`, directly or
+through a macro whose argument resolves.
+""",
+    why="""
+A cross-core flag is raised when the given pipe of the *current* core drains.
+The Vector core has no FIX/M/MTE1 pipe and the Cube core no V/MTE3 pipe; the
+TileLang-Ascend API notes report "Illegal instruction (unaligned UUB
+addresses)" for FIX on the Vector side [not reproduced here].
+""",
+    fix='Use `"MTE3"` (or `"V"`) in `T.Scope("V")` and `"FIX"` in `T.Scope("C")`.',
+    known_false_positives="None known.",
+    references="tile-ai/tilelang-ascend `.agents/skills/.../api-schedule-sync.md:186-193`; "
+               "`tilelang/language/ascend.py:116-135`.",
+)
+def cross_flag_pipe_vs_scope(model) -> Iterator[Diagnostic]:
+    wrong = {"V": {"fix", "m", "mte1"}, "C": {"v", "mte3"}}
+    for kernel in model.kernels:
+        for use in kernel.uses_of("set_cross_flag"):
+            scope = use.scope_kind
+            if scope not in wrong:
+                continue
+            pipe = kernel.arg_value(use, 0, "pipe")
+            if isinstance(pipe, str) and pipe.lower() in wrong[scope]:
+                good = "MTE3" if scope == "V" else "FIX"
+                yield Diagnostic(
+                    "TLA032", use.line, use.col,
+                    '`T.set_cross_flag("%s")`%s in T.Scope("%s") waits on a pipe the %s core does not '
+                    'have (illegal instruction); use "%s"' % (pipe, use.via_text(), scope, _SIDE[scope], good),
+                    ERROR,
+                )
+
+
+@rule(
+    code="TLA033",
+    name="invalid-pipe-name",
+    severity=ERROR,
+    confidence="high",
+    summary="a pipe name that is not one of fix, mte1, mte2, mte3, m, v, s",
+    what="""
+Reports a pipe string in `T.set_flag` / `T.wait_flag` (both pipes),
+`T.pipe_barrier` and `T.set_cross_flag` that is not fix, mte1, mte2, mte3, m,
+v or s (any case; `T.pipe_barrier("all")` is valid). Through a macro, the
+macro's arguments are resolved; an unresolved pipe is not checked.
+""",
+    why="""
+The pipe is emitted verbatim as `PIPE_<X>` (`tilelang/language/ascend.py:8,135,
+173,226`), so a typo only surfaces as a bisheng compile error on a machine
+with the Ascend toolchain.
+""",
+    fix="Use one of the valid pipe names; the message suggests the nearest.",
+    known_false_positives="None known.",
+    references="`tilelang/language/ascend.py:8` (the pipe Literal), `:135`, `:173`, `:226`.",
+)
+def invalid_pipe_name(model) -> Iterator[Diagnostic]:
+    positions = {"set_flag": (0, 1), "wait_flag": (0, 1), "pipe_barrier": (0,), "set_cross_flag": (0,)}
+    for kernel in model.kernels:
+        for use in kernel.uses_of(*positions):
+            for index in positions[use.prim]:
+                pipe = kernel.arg_value(use, index)
+                if pipe is UNKNOWN or not isinstance(pipe, str):
+                    continue
+                low = pipe.lower()
+                if low in VALID_PIPES or (use.prim == "pipe_barrier" and low == "all"):
+                    continue
+                near = difflib.get_close_matches(low, VALID_PIPES, n=1, cutoff=0.5)
+                hint = '; did you mean "%s"?' % near[0] if near else ""
+                yield Diagnostic(
+                    "TLA033", use.line, use.col,
+                    '`T.%s`%s uses pipe "%s", which is emitted as PIPE_%s and fails to compile '
+                    "(valid: fix, mte1, mte2, mte3, m, v, s)%s" % (
+                        use.prim, use.via_text(), pipe, pipe.upper(), hint),
+                    ERROR,
+                )
