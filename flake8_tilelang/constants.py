@@ -90,7 +90,7 @@ MARKER = "tilelang"
 # registry's default_enabled=False rules; the flake8 adapter reads it at
 # start-up without importing any rule).
 OPT_IN_CODES = ("TLA009", "TLA010", "TLA011", "TLA012", "TLA013", "TLA022", "TLA052", "TLA053",
-                "TLA090", "TLA091", "TLA092")
+                "TLA090", "TLA091", "TLA092", "TLA096")
 
 # Keys registered after the 95acbd7f snapshot (PR #1346); accepted so users
 # of newer releases get no false TLA050.

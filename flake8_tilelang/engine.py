@@ -26,14 +26,29 @@ def check_tree(
     lines: Sequence[str],
     filename: str,
     wanted: Optional[Callable[[str], bool]] = None,
+    file_noqa: bool = True,
 ) -> List[Diagnostic]:
     """Diagnostics for one file, sorted and at most one per (line, code).
 
     ``tree`` may be None: the source is parsed from ``lines`` then.
     ``wanted(code)`` filters which rules run (None: all).
+    ``file_noqa``: honour ``# flake8-tilelang: noqa[: codes]`` in the file.
     """
     if not mentions_tilelang(lines):
         return []
+    if file_noqa and any("tilelang:" in line or "tilelang=" in line for line in lines):
+        from .suppress import file_directive, suppressed_by_file_directive
+
+        directive = file_directive(lines)
+        if directive == "all":
+            return []
+        if directive is not None:
+            found = _check(tree, lines, filename, wanted)
+            return [d for d in found if not suppressed_by_file_directive(directive, d.code)]
+    return _check(tree, lines, filename, wanted)
+
+
+def _check(tree, lines, filename, wanted) -> List[Diagnostic]:
     strict = os.environ.get(STRICT_ENV) == "1"
     try:
         if tree is None:

@@ -63,13 +63,12 @@ def kernel_mode(site_modes: Sequence[str]) -> str:
     return site_modes[0] if len(set(site_modes)) == 1 else MIXED
 
 
-def _where_short(config, key: str, filename: str) -> str:
-    entry = config.entries.get(key)
-    if entry is None:
-        return ""
-    if os.path.abspath(entry.filename) == os.path.abspath(filename):
-        return "%d" % entry.line
-    return "%s:%d" % (os.path.basename(entry.filename), entry.line)
+def _display(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def _factory(kernel) -> Optional[str]:
@@ -113,10 +112,12 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
         for config in kernel.configs:
             switches = {}
             for key in C.SWITCHES:
+                entry = config.entries.get(key)
                 switches[C.SWITCH_ENUM[key]] = {
                     "state": STATE[config.state(key)],
                     "where": config.where(key),
-                    "line": _where_short(config, key, display) or None,
+                    "file": _display(entry.filename) if entry is not None else None,
+                    "line": entry.line if entry is not None else None,
                 }
             origin_line = getattr(config.origin, "lineno", None)
             sites.append({
@@ -180,7 +181,12 @@ def _switch_cell(entry: Dict[str, object], enum: str) -> str:
     for site in entry["sites"]:  # type: ignore[union-attr]
         sw = site["switches"][enum]
         state = {"on": "on", "off": "off", "unknown": "?"}[sw["state"]]
-        cells.append("%s@%s" % (state, sw["line"]) if sw["line"] else state)
+        if sw["line"] is None:
+            cells.append(state)
+        elif os.path.abspath(sw["file"]) == os.path.abspath(str(entry["file"])):
+            cells.append("%s@%d" % (state, sw["line"]))
+        else:
+            cells.append("%s@%s:%d" % (state, os.path.basename(sw["file"]), sw["line"]))
     return "/".join(cells) or "-"
 
 
@@ -204,11 +210,13 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
         "THREADS", "SCOPES", "SYNCS", "XFLAGS", "ALLOCS", "DIAGNOSTICS"]
     rows = [header]
     for e in entries:
-        n = e["counts"]
-        rows.append(["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"),
-                     str(e["mode"])] + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES] + [
-            _threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),  # type: ignore[index]
-            str(n["cross_core_flags"]), str(n["expert_allocs"]), _diag_cell(e["diagnostics"])])  # type: ignore[index,arg-type]
+        n: Dict[str, int] = e["counts"]  # type: ignore[assignment]
+        diags: List[Dict[str, object]] = e["diagnostics"]  # type: ignore[assignment]
+        rows.append(
+            ["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"), str(e["mode"])]
+            + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
+            + [_threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),
+               str(n["cross_core_flags"]), str(n["expert_allocs"]), _diag_cell(diags)])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
     s = summary(entries)

@@ -21,6 +21,7 @@ class Plugin:
     # Codes the user named explicitly (or by a prefix longer than "TLA") in
     # select / extend-select: opt-in rules only report when listed here.
     _explicit: ClassVar[FrozenSet[str]] = frozenset()
+    _disable_noqa: ClassVar[bool] = False
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str):
         self.tree = tree
@@ -39,6 +40,7 @@ class Plugin:
         for attr in ("select", "extend_select", "enable_extensions"):
             selected.extend(getattr(options, attr, None) or [])
         cls._explicit = frozenset(s.strip().upper() for s in selected if s)
+        cls._disable_noqa = bool(getattr(options, "disable_noqa", False))
 
     @classmethod
     def _wanted(cls, code: str) -> bool:
@@ -55,5 +57,6 @@ class Plugin:
             return
         from .engine import check_tree
 
-        for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted):
+        for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
+                            file_noqa=not self._disable_noqa):
             yield d.line, d.col, d.flake8_text(), type(self)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from .registry import ERROR, INFO, WARNING, Rule
@@ -32,7 +32,8 @@ DEFAULT_EXCLUDE = (
 )
 
 # Codes the command line reports itself (flake8 reports E902/E999 too, with
-# the same codes; TLA095/TLA096 lint the suppression comments).
+# the same codes). TLA095/TLA096, which lint the suppression comments, are in
+# the registry (rules/internal.py) with the other codes.
 SYNTAX_ERROR = "E999"
 IO_ERROR = "E902"
 ALWAYS_REPORTED = (IO_ERROR, SYNTAX_ERROR)
@@ -72,51 +73,10 @@ class CliRule(Rule):
 
 CLI_RULES = (
     CliRule(
-        code="TLA095", name="malformed-noqa", severity=WARNING, confidence="high",
-        summary="a TLA suppression comment that flake8 reads differently from what it says",
-        what="""
-Reports a `# noqa` comment about TLA codes that flake8 does not read as written:
-`# noqa : TLA001` (space before the colon), `# noqa: TLA` (no digits),
-`# noqa:TLA-001`, `# noqa TLA001` (no colon) and `# noqa:  TLA001` (two spaces) are
-*blanket* noqa comments that silence every code on the line; `# noqa: tla001` (lower
-case) and `#noqa: TLA001` silence nothing; a code that matches no flake8-tilelang rule
-silences nothing. Also reports `# flake8: noqa: TLA001`, which makes flake8 skip the
-whole file, and malformed `# flake8-tilelang: noqa` file directives, which are ignored.
-""",
-        why="""
-flake8's regex is `# noqa(?::[\\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\\s]+)?)+))?`, matched
-case-insensitively, and codes are compared case-sensitively. Anything that does not fit
-it either becomes a blanket noqa (hiding real findings from every plugin on that line)
-or is not a suppression at all.
-""",
-        fix="Write the comment as flake8 reads it: `# noqa: TLA001,TLA002` (codes or prefixes with digits).",
-        example="with T.Scope(\"V\"):  # noqa : TLA001",
-        use_instead="with T.Scope(\"V\"):  # noqa: TLA001",
-        known_false_positives="The text is searched like flake8 does, so a `# noqa` inside a string literal counts too.",
-        references="flake8 7.x `defaults.NOQA_INLINE_REGEXP`, `Violation.is_inline_ignored`.",
-        default_enabled=True, since="0.1.0",
-    ),
-    CliRule(
-        code="TLA096", name="unused-noqa", severity=WARNING, confidence="high",
-        summary="a TLA code in a `# noqa` comment that silences nothing",
-        what="""
-With `--report-unused-noqa` (or when TLA096 is selected by its code), reports each TLA
-code listed in a `# noqa: ...` comment that matched no TLA diagnostic on that statement.
-Blanket `# noqa` comments and other tools' codes are left alone. A code whose rule is not
-enabled in this run is reported with a note saying so.
-""",
-        why="A stale suppression hides the next real finding on that line.",
-        fix="Remove the code from the comment (or the whole comment when it lists nothing else).",
-        example="T.copy(a, b)  # noqa: TLA002",
-        use_instead="T.copy(a, b)",
-        known_false_positives="A code that only fires under another selection (for example an opt-in rule you enable in CI only).",
-        references="Ruff RUF100 (unused-noqa).",
-        default_enabled=False, since="0.1.0",
-    ),
-    CliRule(
         code=IO_ERROR, name="io-error", severity=ERROR, confidence="high",
         summary="the file could not be read or decoded",
-        what="The file does not exist, cannot be read, or is not valid in its declared encoding (UTF-8 unless a PEP 263 coding line says otherwise).",
+        what=("The file does not exist, cannot be read, or is not valid in its declared encoding "
+              "(UTF-8 unless a PEP 263 coding line says otherwise)."),
         why="A file that cannot be read was not checked.",
         fix="Fix the path or the file's encoding, or exclude the file.",
         known_false_positives="None.", references="flake8 reports unreadable files as E902 too.",
@@ -349,10 +309,6 @@ class Settings:
                 out.extend(codes)
         return tuple(out)
 
-    def is_excluded(self, path: str) -> bool:
-        rel = relative_posix(path, self.project_root)
-        return any(PathPattern(p).matches_rel(rel) for p in self.effective_exclude)
-
     def fingerprint(self) -> str:
         """Everything that changes what ``check`` reports for a given file."""
         return repr((sorted(self.enabled), self.per_file_ignores, self.project_root,
@@ -581,7 +537,3 @@ def build_settings(args, cwd: Optional[str] = None) -> Settings:
         disable_noqa=bool(getattr(args, "disable_noqa", False)),
         enabled=enabled,
     )
-
-
-def with_format(settings: Settings, fmt: str) -> Settings:
-    return replace(settings, output_format=fmt)

@@ -193,3 +193,12 @@ def opt_in_project(tmp_path):
 def test_opt_in_codes_need_explicit_selection(opt_in_project, args, reported):
     proc = flake8(args + ["aot.py"], opt_in_project)
     assert ("TLA053" in proc.stdout) is reported, proc.stdout
+
+
+def test_file_directive_through_flake8_and_disable_noqa(tmp_path):
+    (tmp_path / "k.py").write_text("# flake8-tilelang: noqa: TLA001\n" + kernel())
+    assert codes_of(flake8(["--select=TLA", "k.py"], tmp_path).stdout) == [(19, "TLA002")]
+    got = codes_of(flake8(["--select=TLA", "--disable-noqa", "k.py"], tmp_path).stdout)
+    assert got == [(17, "TLA001"), (19, "TLA002")]
+    (tmp_path / "k.py").write_text("# flake8-tilelang: noqa\n" + kernel())
+    assert codes_of(flake8(["--select=TLA", "k.py"], tmp_path).stdout) == []

@@ -33,8 +33,6 @@ class _Exit(Exception):
 def _parser():
     import argparse
 
-    from .. import __version__
-
     class Formatter(argparse.HelpFormatter):
         """Fills in the opt-in codes only when help is printed (the registry
         is not loaded for anything else that only parses arguments)."""

@@ -151,19 +151,23 @@ def self_contained(tree: ast.Module) -> bool:
     return True
 
 
-def _known_codes() -> Tuple[str, ...]:
-    from ..settings import known_rules
+_RULE_SEVERITY: Dict[str, str] = {}
 
-    return tuple(r.code for r in known_rules())
+
+def _rule_table() -> Dict[str, str]:
+    if not _RULE_SEVERITY:
+        from ..settings import known_rules
+
+        _RULE_SEVERITY.update((r.code, r.severity) for r in known_rules())
+    return _RULE_SEVERITY
+
+
+def _known_codes() -> Tuple[str, ...]:
+    return tuple(_rule_table())
 
 
 def _severity(code: str) -> str:
-    from ..settings import known_rules
-
-    for r in known_rules():
-        if r.code == code:
-            return r.severity
-    return "error"
+    return _rule_table().get(code, "error")
 
 
 def analyze(display: str, data: bytes, settings: Settings) -> FileResult:
@@ -272,27 +276,8 @@ def _analyze(display: str, data: bytes, settings: Settings) -> FileResult:
 def _engine(tree, lines, display, settings):
     from ..engine import check_tree
 
-    kwargs = {}
-    if _engine_takes_file_noqa():
-        kwargs["file_noqa"] = False  # the command line applies (or skips) it itself
-    return check_tree(tree, lines, display, wanted=settings.enabled.__contains__, **kwargs)
-
-
-_TAKES_FILE_NOQA: Optional[bool] = None
-
-
-def _engine_takes_file_noqa() -> bool:
-    global _TAKES_FILE_NOQA
-    if _TAKES_FILE_NOQA is None:
-        import inspect
-
-        from ..engine import check_tree
-
-        try:
-            _TAKES_FILE_NOQA = "file_noqa" in inspect.signature(check_tree).parameters
-        except (TypeError, ValueError):
-            _TAKES_FILE_NOQA = False
-    return _TAKES_FILE_NOQA
+    # the command line applies (or, with --disable-noqa, skips) the file directive itself
+    return check_tree(tree, lines, display, wanted=settings.enabled.__contains__, file_noqa=False)
 
 
 def _finish(display: str, lines: Sequence[str], tree, diagnostics, malformed, settings: Settings,

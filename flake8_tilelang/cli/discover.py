@@ -23,11 +23,15 @@ class Excluder:
         patterns = [PathPattern(p) for p in settings.effective_exclude]
         self.name_patterns = [p for p in patterns if "/" not in p.pattern.strip("/")]
         self.path_patterns = [p for p in patterns if "/" in p.pattern.strip("/")]
+        # most names are literal: a set lookup instead of a glob per entry
+        self.literal_names = {p.pattern.strip("/") for p in self.name_patterns
+                              if not any(c in p.pattern for c in "*?[")}
+        self.glob_names = [p for p in self.name_patterns if p.pattern.strip("/") not in self.literal_names]
 
     def entry(self, full: str, name: str) -> bool:
         """An entry met while walking: its own name or its path (its parents
         were checked on the way down)."""
-        if any(p.matches_name(name) for p in self.name_patterns):
+        if name in self.literal_names or any(p.matches_name(name) for p in self.glob_names):
             return True
         if self.path_patterns:
             rel = relative_posix(full, self.root)

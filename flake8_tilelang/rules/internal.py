@@ -1,5 +1,5 @@
 """TLA000: the checker itself failed on a file."""
-from ..registry import ERROR, REGISTRY, Rule
+from ..registry import ERROR, REGISTRY, WARNING, Rule
 
 REGISTRY.add(Rule(
     code="TLA000",
@@ -26,4 +26,46 @@ version of it). Until it is fixed, silence it for that file only with
 """,
     known_false_positives="None: it only reports real failures of the checker.",
     references="flake8 plugin contract: an exception in a plugin ends the run.",
+))
+
+REGISTRY.add(Rule(
+    code="TLA095",
+    name="malformed-noqa",
+    severity=WARNING,
+    confidence="high",
+    summary="a `# noqa` for TLA codes that flake8 reads as a blanket noqa (command line only)",
+    what="""
+Reported by `flake8-tilelang check` (not by the flake8 plugin, which cannot see
+comments flake8 has already consumed) on a `# noqa` comment that names TLA
+codes but that flake8 parses differently from what it says: `# noqa : TLA001`
+(space before the colon), `# noqa: TLA` (no digits), `# noqa:TLA-001`, or a
+malformed `# flake8-tilelang: noqa` file directive.
+""",
+    why="""
+flake8's noqa regex only accepts `# noqa:` followed by codes of letters and
+digits. Anything else matches the bare `# noqa` form, which silences **every**
+code on the line, so the comment hides more than its author meant.
+""",
+    fix="Write `# noqa: TLA001` (or `# noqa: TLA001,TLA002`), codes in upper case.",
+    known_false_positives="None known.",
+    references="flake8 `defaults.NOQA_INLINE_REGEXP`; ecosystem notes on noqa pitfalls.",
+))
+
+REGISTRY.add(Rule(
+    code="TLA096",
+    name="unused-noqa",
+    severity=WARNING,
+    confidence="high",
+    summary="a TLA code in a `# noqa` that suppresses nothing (command line, opt-in)",
+    what="""
+Reported by `flake8-tilelang check --report-unused-noqa` (or when TLA096 is
+selected) for a TLA code listed in a `# noqa` comment on a line where that
+code is not reported. Other tools' codes in the same comment are left alone.
+""",
+    why="Stale suppressions hide the next real finding on that line and mislead readers.",
+    fix="Remove the code from the comment (or the whole comment if nothing is left).",
+    known_false_positives="A code that fires only under another configuration (for example only when "
+                          "an opt-in rule is selected).",
+    references="Ruff RUF100; flake8-noqa NQA102.",
+    default_enabled=False,
 ))
