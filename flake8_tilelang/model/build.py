@@ -365,26 +365,49 @@ class Builder:
 
     # -- expressions -----------------------------------------------------
     def _expr(self, root: ast.expr, ctx: _Ctx) -> None:
+        """Visit an expression tree iteratively, in source order (pre-order,
+        left to right). This is the hot loop of the checker: it dispatches on
+        the exact node type and reads child fields from a per-type table."""
         fn = ctx.scope if isinstance(ctx.scope, Function) else None
         stack: List[ast.AST] = [root]
+        pop = stack.pop
+        push = stack.append
+        Call, Name, Attribute, arg, Load = ast.Call, ast.Name, ast.Attribute, ast.arg, ast.Load
         while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Call):
-                self._call(node, ctx)
-            elif isinstance(node, ast.Name):
+            node = pop()
+            t = type(node)
+            if t is Name:
                 if fn is not None:
-                    if isinstance(node.ctx, ast.Load):
+                    if type(node.ctx) is Load:
                         fn.loaded.add(node.id)
                         if node.id == "vid":
                             fn.vid_loads.append((node, ctx.launch))
                     else:
                         fn.bound.add(node.id)
-            elif isinstance(node, ast.arg) and fn is not None:
-                fn.bound.add(node.arg)
-            elif isinstance(node, ast.Attribute) and node.attr[:1].isupper() and node.attr.isupper():
-                if qualname(node.value, ctx.scope) in C.PASS_CONFIG_KEY_CLASSES:
-                    self.config_key_refs.append((node, node.attr, ctx.scope))
-            stack.extend(ast.iter_child_nodes(node))
+                continue  # a Name has no children worth visiting
+            if t is Call:
+                self._call(node, ctx)
+            elif t is Attribute:
+                attr = node.attr
+                if attr.isupper() and attr[:1].isalpha():
+                    if qualname(node.value, ctx.scope) in C.PASS_CONFIG_KEY_CLASSES:
+                        self.config_key_refs.append((node, attr, ctx.scope))
+            elif t is arg:
+                if fn is not None:
+                    fn.bound.add(node.arg)
+            fields = _CHILD_FIELDS.get(t)
+            if fields is None:
+                fields = _child_fields(t)
+            for name in reversed(fields):
+                value = getattr(node, name, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    for item in reversed(value):
+                        if item is not None and not isinstance(item, (str, int)):
+                            push(item)
+                else:
+                    push(value)
 
     def _call(self, call: ast.Call, ctx: _Ctx) -> None:
         scope = ctx.scope
@@ -433,6 +456,20 @@ _LIBRARY_ROOTS = frozenset({"tilelang", "tvm", "torch", "torch_npu", "numpy", "n
 def _is_library(qualname: str) -> bool:
     """A call into a library module (never a user's macro or factory)."""
     return qualname.lstrip(".").split(".")[0] in _LIBRARY_ROOTS and not qualname.startswith(".")
+
+
+# Per node type: the fields that can hold child nodes worth visiting (no
+# `ctx`, no operators, no plain strings/ints). Filled lazily.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "kind", "type_comment", "conversion", "is_async", "level"})
+_CHILD_FIELDS: Dict[type, tuple] = {ast.Constant: ()}
+
+
+def _child_fields(t: type) -> tuple:
+    fields = tuple(f for f in getattr(t, "_fields", ()) if f not in _LEAF_FIELDS
+                   and not (t is ast.Attribute and f == "attr") and not (t is ast.Name and f == "id")
+                   and not (t is ast.arg and f == "arg") and not (t is ast.keyword and f == "arg"))
+    _CHILD_FIELDS[t] = fields
+    return fields
 
 
 def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.expr]:
