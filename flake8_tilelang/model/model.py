@@ -71,6 +71,23 @@ class KernelUse:
         return None
 
     @property
+    def loop_key(self) -> Optional[Tuple]:
+        """Identifies the ``T.Pipelined`` loop instance around this use: the
+        same loop reached through two macro calls is two loops in the kernel."""
+        if self.use.pipelined is not None:
+            return (tuple(id(h.call) for h in self.via), id(self.use.pipelined))
+        for i in range(len(self.via) - 1, -1, -1):
+            loop = self.via[i].caller.call_loops.get(id(self.via[i].call))
+            if loop is not None:
+                return (tuple(id(h.call) for h in self.via[:i]), id(loop))
+        return None
+
+    @property
+    def own_loop_key(self) -> Tuple:
+        """For a ``T.Pipelined`` use: the key its body's uses carry."""
+        return (tuple(id(h.call) for h in self.via), id(self.use))
+
+    @property
     def order(self) -> Tuple[int, ...]:
         """Program-order key within the kernel (macro bodies expanded in place)."""
         key: Tuple[int, ...] = ()
@@ -126,6 +143,30 @@ class Kernel:
     def buffer_kind(self, expr: Optional[ast.expr], use: KernelUse) -> Optional[str]:
         """"alloc_ub", "alloc_L1", ..., "gm" for a parameter, or None."""
         return buffer_kind(expr, use, self.func)
+
+    def traced_name(self, expr: Optional[ast.expr], use: KernelUse) -> Optional[str]:
+        """The kernel-level name of a buffer a primitive touches (macro
+        parameters followed back to the kernel's argument)."""
+        expr, _ = trace(expr, use, self.func)
+        while isinstance(expr, (ast.Subscript, ast.Attribute)):
+            expr = expr.value
+        return expr.id if isinstance(expr, ast.Name) else None
+
+    @property
+    def allocs(self) -> Dict[str, str]:
+        """Buffers the kernel itself allocates (name -> allocation primitive),
+        leaving out allocations in Python-level branches that are dropped or
+        may be (see ``KernelUse.maybe``)."""
+        live = {id(u.use.call) for u in self.uses if not u.via and not u.maybe and u.prim.startswith("alloc_")}
+        return {name: self.func.allocs[name] for name, call in self.func.alloc_calls.items()
+                if id(call) in live and name in self.func.allocs}
+
+    def binding(self, name: str) -> Optional[ast.expr]:
+        """The single value a name seen from the kernel is assigned, if any."""
+        if self.resolver is None:
+            return None
+        kind, _, binds = self.resolver.lookup(name, self.func)
+        return binds[0].value if kind == "assign" and len(binds) == 1 else None
 
     def const(self, expr: Optional[ast.expr]) -> object:
         """A constant in the kernel's scope (``UNKNOWN`` if it is not one)."""

@@ -132,6 +132,11 @@ class Launch:
         return None
 
     @property
+    def expert(self) -> bool:
+        """No ``threads`` (or ``threads=None``): the launch binds ``[cid, vid]``."""
+        return self.threads is None  # absent, or resolved to None
+
+    @property
     def threads_count(self) -> Optional[int]:
         """1 or 2 when ``threads`` resolves to a legal NPU value (an int or a
         one-element list/tuple), else None."""

@@ -197,10 +197,10 @@ _CLASSIFIED = frozenset({"copy", "gemm_v0", "mma", "Parallel", "@store"})
 
 
 def _sync_side(kernel, use) -> Optional[str]:
-    count = 1 if use.prim == "pipe_barrier" else 2
+    args = ((0, "pipe"),) if use.prim == "pipe_barrier" else ((0, "src"), (1, "dst"))
     sides = set()
-    for i in range(count):
-        value = kernel.arg_value(use, i)
+    for i, keyword in args:
+        value = kernel.arg_value(use, i, keyword)
         if value is UNKNOWN:
             return None
         sides.add(pipe_side(value))

@@ -107,9 +107,9 @@ def auto_cv_sync_handoff_not_named_workspace(model) -> Iterator[Diagnostic]:
             src, dst = call.args[0], call.args[1]
             src_kind, dst_kind = kernel.buffer_kind(src, use), kernel.buffer_kind(dst, use)
             if dst_kind == GM and _side(src_kind):
-                writes.setdefault(_base(dst), []).append((use, _side(src_kind)))
+                writes.setdefault(kernel.traced_name(dst, use), []).append((use, _side(src_kind)))
             if src_kind == GM and _side(dst_kind):
-                reads.setdefault(_base(src), []).append((use, _side(dst_kind)))
+                reads.setdefault(kernel.traced_name(src, use), []).append((use, _side(dst_kind)))
         for name, ws in writes.items():
             if name is None or "workspace" in name:
                 continue
@@ -134,30 +134,24 @@ def _side(kind: Optional[str]) -> Optional[str]:
     return None
 
 
-def _base(expr: ast.expr) -> Optional[str]:
-    while isinstance(expr, (ast.Subscript, ast.Attribute)):
-        expr = expr.value
-    return expr.id if isinstance(expr, ast.Name) else None
-
-
 def _mixed_pipelines(kernel) -> List:
-    """T.Pipelined loops with num_stages > 0 whose body does both Cube and Vector work."""
-    sides: Dict[int, set] = {}
-    loops: Dict[int, object] = {}
+    """The ``T.Pipelined`` loops (as KernelUses, so a loop in a macro called
+    twice counts twice and is reported at the call) with num_stages > 0 whose
+    body does both Cube and Vector work."""
+    sides: Dict[tuple, set] = {}
     for use in kernel.uses:
-        loop = use.pipelined
-        if loop is None or use.maybe:
+        key = use.loop_key
+        if key is None or use.maybe:
             continue
         side = kernel.side(use)
         if side in ("C", "V"):
-            sides.setdefault(id(loop), set()).add(side)
-            loops[id(loop)] = loop
+            sides.setdefault(key, set()).add(side)
     out = []
-    for key, loop in loops.items():
-        stages = _num_stages(kernel, loop)
-        if sides[key] == {"C", "V"} and isinstance(stages, int) and stages > 0:
+    for loop in kernel.uses_of("Pipelined"):
+        stages = _num_stages(kernel, loop.use)
+        if sides.get(loop.own_loop_key) == {"C", "V"} and isinstance(stages, int) and stages > 0:
             out.append(loop)
-    return sorted(out, key=lambda l: l.line)
+    return sorted(out, key=lambda l: l.order)
 
 
 def _num_stages(kernel, loop):
@@ -202,14 +196,15 @@ def cross_core_pipeline_without_auto_cv(model) -> Iterator[Diagnostic]:
         loops = list(_mixed_pipelines(kernel))
         for use in kernel.uses_of("Pipelined"):
             interval = next((kw.value for kw in use.use.call.keywords if kw.arg == "cross_interval"), None)
-            if interval is not None and kernel.const(interval) not in (1,) and use.use not in loops:
-                loops.append(use.use)
+            value = kernel.const(interval) if interval is not None else 1
+            if isinstance(value, int) and value != 1 and use not in loops:
+                loops.append(use)
         for loop in loops:
             yield Diagnostic(
                 "TLA011", loop.line, loop.col,
-                "this T.Pipelined loop pipelines Cube and Vector work, but %s and %s: CrossCorePipeline "
+                "this T.Pipelined loop%s pipelines Cube and Vector work, but %s and %s: CrossCorePipeline "
                 "restructures it and nothing synchronises the handoffs; turn both switches on" % (
-                    config.describe(C.AUTO_CV_COMBINE), config.describe(C.AUTO_CV_SYNC)),
+                    loop.via_text(), config.describe(C.AUTO_CV_COMBINE), config.describe(C.AUTO_CV_SYNC)),
                 WARNING,
             )
 
@@ -241,8 +236,8 @@ def multiple_cross_core_pipelines(model) -> Iterator[Diagnostic]:
         for loop in loops[1:]:
             yield Diagnostic(
                 "TLA012", loop.line, loop.col,
-                "second Cube+Vector T.Pipelined loop in this kernel (the first is at line %d): "
+                "another Cube+Vector T.Pipelined loop%s in this kernel (the first is at line %d): "
                 "CrossCorePipeline supports only one and fails with an ICHECK; merge the loops or drop "
-                "num_stages on one" % loops[0].line,
+                "num_stages on one" % (loop.via_text(), loops[0].line),
                 ERROR,
             )

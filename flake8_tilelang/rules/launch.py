@@ -100,8 +100,7 @@ first `cid // n_num` fails while the kernel is parsed.
 def expert_launch_single_target(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
         for launch in kernel.launches:
-            if launch.is_npu is True and launch.keyword("threads") is None \
-                    and isinstance(launch.target, ast.Name):
+            if launch.is_npu is True and launch.expert and isinstance(launch.target, ast.Name):
                 yield Diagnostic(
                     "TLA020", launch.line, launch.call.col_offset,
                     "`T.Kernel(..., is_npu=True)` without `threads` yields `[cid, vid]`, so `%s` is a list "
@@ -198,6 +197,8 @@ def threads2_manual_vector_split(model) -> Iterator[Diagnostic]:
             call = use.use.call
             shape = call.args[0] if isinstance(call, ast.Call) and call.args else None
             first = shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else None
+            if isinstance(first, ast.Name):  # half = block_M // 2
+                first = kernel.binding(first.id)
             if isinstance(first, ast.BinOp) and isinstance(first.op, ast.FloorDiv) \
                     and kernel.const(first.right) == 2:
                 yield Diagnostic(
@@ -236,7 +237,7 @@ atomics.
 def expert_vid_unused(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
         for launch in kernel.launches:
-            if launch.is_npu is not True or launch.keyword("threads") is not None \
+            if launch.is_npu is not True or not launch.expert \
                     or not isinstance(launch.target, (ast.Tuple, ast.List)) or len(launch.target.elts) != 2:
                 continue
             vid = launch.target.elts[1]

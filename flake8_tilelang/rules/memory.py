@@ -81,7 +81,7 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Diagnostic]:
             seen: Dict[str, List[Tuple[str, ast.expr]]] = {}
             reported = False
             for name, offset in pairs:
-                kind = kernel.func.allocs.get(name)
+                kind = kernel.allocs.get(name)
                 if kind not in _KIND_NAME or reported:
                     continue
                 for other, other_offset in seen.get(kind, []):
@@ -145,7 +145,7 @@ def partial_annotate_address_linear(model) -> Iterator[Diagnostic]:
             continue
         annotated = {name for _, pairs in annotations for name, _ in pairs}
         for kind in ("alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C"):
-            buffers = [n for n, k in kernel.func.allocs.items() if k == kind]
+            buffers = [n for n, k in kernel.allocs.items() if k == kind]
             covered = [n for n in buffers if n in annotated]
             missing = [n for n in buffers if n not in annotated]
             if covered and missing:

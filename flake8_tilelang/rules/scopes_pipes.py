@@ -1,6 +1,7 @@
 """Expert scopes and pipe names."""
 from __future__ import annotations
 
+import ast
 import difflib
 from typing import Iterator, Optional
 
@@ -146,8 +147,10 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Diagnostic]:
     what="""
 Reports a pipe string in `T.set_flag` / `T.wait_flag` (both pipes),
 `T.pipe_barrier` and `T.set_cross_flag` that is not fix, mte1, mte2, mte3, m,
-v or s (any case; `T.pipe_barrier("all")` is valid). Through a macro, the
-macro's arguments are resolved; an unresolved pipe is not checked.
+v or s (any case; `T.pipe_barrier("all")` is valid). A literal is reported
+where it is written, in any function; a pipe passed in (a constant, a macro
+argument) is reported where the kernel reaches it; an unresolved pipe is not
+checked.
 """,
     why="""
 The pipe is emitted verbatim as `PIPE_<X>` (`tilelang/language/ascend.py:8,135,
@@ -159,22 +162,49 @@ with the Ascend toolchain.
     references="`tilelang/language/ascend.py:8` (the pipe Literal), `:135`, `:173`, `:226`.",
 )
 def invalid_pipe_name(model) -> Iterator[Diagnostic]:
-    positions = {"set_flag": (0, 1), "wait_flag": (0, 1), "pipe_barrier": (0,), "set_cross_flag": (0,)}
+    positions = {"set_flag": ((0, "src"), (1, "dst")), "wait_flag": ((0, "src"), (1, "dst")),
+                 "pipe_barrier": ((0, "pipe"),), "set_cross_flag": ((0, "pipe"),)}
+
+    def argument(call, index, keyword):
+        for kw in call.keywords:
+            if kw.arg == keyword:
+                return kw.value
+        return call.args[index] if index < len(call.args) else None
+
+    def bad(prim, pipe):
+        if not isinstance(pipe, str):
+            return None
+        low = pipe.lower()
+        if low in VALID_PIPES or (prim == "pipe_barrier" and low == "all"):
+            return None
+        near = difflib.get_close_matches(low, VALID_PIPES, n=1, cutoff=0.5)
+        return '; did you mean "%s"?' % near[0] if near else ""
+
+    def message(prim, via, pipe, hint):
+        return ('`T.%s`%s uses pipe "%s", which is emitted as PIPE_%s and fails to compile '
+                "(valid: fix, mte1, mte2, mte3, m, v, s)%s" % (prim, via, pipe, pipe.upper(), hint))
+
+    # a literal pipe is reported where it is written, in any function (also a
+    # macro no kernel calls yet)
+    for use in model.all_uses:
+        if use.prim not in positions or not isinstance(use.call, ast.Call):
+            continue
+        for index, keyword in positions[use.prim]:
+            arg = argument(use.call, index, keyword)
+            if isinstance(arg, ast.Constant):
+                hint = bad(use.prim, arg.value)
+                if hint is not None:
+                    yield Diagnostic("TLA033", use.line, use.col, message(use.prim, "", arg.value, hint), ERROR)
+    # a pipe passed in (a constant, a macro argument) is reported where the
+    # kernel reaches it
     for kernel in model.kernels:
         for use in kernel.uses_of(*positions):
-            for index in positions[use.prim]:
-                pipe = kernel.arg_value(use, index)
-                if pipe is UNKNOWN or not isinstance(pipe, str):
+            for index, keyword in positions[use.prim]:
+                arg = argument(use.use.call, index, keyword)
+                if arg is None or isinstance(arg, ast.Constant):
                     continue
-                low = pipe.lower()
-                if low in VALID_PIPES or (use.prim == "pipe_barrier" and low == "all"):
-                    continue
-                near = difflib.get_close_matches(low, VALID_PIPES, n=1, cutoff=0.5)
-                hint = '; did you mean "%s"?' % near[0] if near else ""
-                yield Diagnostic(
-                    "TLA033", use.line, use.col,
-                    '`T.%s`%s uses pipe "%s", which is emitted as PIPE_%s and fails to compile '
-                    "(valid: fix, mte1, mte2, mte3, m, v, s)%s" % (
-                        use.prim, use.via_text(), pipe, pipe.upper(), hint),
-                    ERROR,
-                )
+                pipe = kernel.arg_value(use, index, keyword)
+                hint = bad(use.prim, pipe) if pipe is not UNKNOWN else None
+                if hint is not None:
+                    yield Diagnostic("TLA033", use.line, use.col, message(use.prim, use.via_text(), pipe, hint),
+                                     ERROR)
