@@ -139,6 +139,16 @@ class Kernel:
     uses: List[KernelUse] = field(default_factory=list)
     resolver: Optional[Resolver] = field(default=None, repr=False)
     sites: List["Site"] = field(default_factory=list, repr=False)
+    # every use before Python-level `if`s are settled, and per config the
+    # uses settled with what that compile site passes to the kernel's builder
+    raw_uses: List[KernelUse] = field(default_factory=list, repr=False)
+    _by_config: Dict[int, List[KernelUse]] = field(default_factory=dict, repr=False)
+
+    def uses_for(self, config: Optional[PassConfig]) -> List[KernelUse]:
+        """The uses as compiled under ``config`` (None: any site)."""
+        if config is None:
+            return self.uses
+        return self._by_config.get(id(config), self.uses)
 
     def buffer_kind(self, expr: Optional[ast.expr], use: KernelUse) -> Optional[str]:
         """"alloc_ub", "alloc_L1", ..., "gm" for a parameter, or None."""
@@ -198,8 +208,8 @@ class Kernel:
             return UNKNOWN
         return self.resolver.owner_of(owner).const(expr, owner)
 
-    def in_order(self) -> List[KernelUse]:
-        return sorted(self.uses, key=lambda u: u.order)
+    def in_order(self, config: Optional[PassConfig] = None) -> List[KernelUse]:
+        return sorted(self.uses_for(config), key=lambda u: u.order)
 
     @property
     def name(self) -> str:
@@ -221,10 +231,12 @@ class Kernel:
     def launches(self) -> List[Launch]:
         return self.func.launches
 
-    def uses_of(self, *prims: str, maybe: bool = False) -> Iterator[KernelUse]:
-        """Uses of these primitives; ``maybe=True`` also yields the ones under
-        a Python-level condition that could not be evaluated."""
-        for u in self.uses:
+    def uses_of(self, *prims: str, maybe: bool = False,
+                config: Optional[PassConfig] = None) -> Iterator[KernelUse]:
+        """Uses of these primitives (as compiled under ``config`` when given);
+        ``maybe=True`` also yields the ones under a mode switch that could not
+        be evaluated."""
+        for u in self.uses_for(config):
             if u.prim in prims and (maybe or not u.maybe):
                 yield u
 
@@ -267,8 +279,9 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     kernels: Dict[int, Kernel] = {}
     for fn in builder.functions:
         if fn.is_prim_func:
-            uses = [u for u in (_settle(u, resolver) for u in _kernel_uses(fn, resolver)) if u is not None]
-            kernels[id(fn)] = Kernel(fn, uses=uses, resolver=resolver)
+            raw = list(_kernel_uses(fn, resolver))
+            uses = [u for u in (_settle(u, resolver) for u in raw) if u is not None]
+            kernels[id(fn)] = Kernel(fn, uses=uses, resolver=resolver, raw_uses=raw)
             for launch in fn.launches:
                 _resolve_launch(launch, fn, resolver)
     sites: List[Site] = []
@@ -289,6 +302,10 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             kernel.sites.append(info)
             if config not in kernel.configs:
                 kernel.configs.append(config)
+                bindings = _site_bindings(site, fn, resolver)
+                if bindings and any(u.use.conds or u.via for u in kernel.raw_uses):
+                    kernel._by_config[id(config)] = [
+                        u for u in (_settle(u, resolver, bindings) for u in kernel.raw_uses) if u is not None]
     ordered = sorted(kernels.values(), key=lambda k: k.line)
     refs = [(node, name) for node, name, _ in builder.config_key_refs]
     all_uses = list(builder.module.uses)
@@ -297,9 +314,13 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
 
 
-def _settle(use: KernelUse, resolver: Resolver) -> Optional[KernelUse]:
-    """Evaluate the Python-level `if` tests around a use: None when it sits in
-    a branch TVMScript drops, ``maybe`` when a test cannot be evaluated."""
+def _settle(use: KernelUse, resolver: Resolver, bindings=None) -> Optional[KernelUse]:
+    """Evaluate the Python-level `if` tests around a use (TVMScript keeps only
+    the taken branch): None when the use sits in a dropped branch. A test that
+    cannot be evaluated is taken as true (a size specialisation such as
+    `if BATCH_T > 0:` is compiled for realistic inputs), except a mode switch
+    on a bare boolean parameter (`if expert:`), whose other branch is the
+    alternative implementation: uses under it are ``maybe`` and not reported."""
     conds = list(use.use.conds)
     for hop in use.via:
         conds.extend(hop.caller.call_conds.get(id(hop.call), ()))
@@ -307,12 +328,65 @@ def _settle(use: KernelUse, resolver: Resolver) -> Optional[KernelUse]:
         return use
     maybe = False
     for test, polarity, scope in conds:
-        value = resolver.owner_of(scope).const(test, scope)
+        owner = resolver.owner_of(scope)
+        value = owner.const(test, scope, 0, bindings)
         if value is UNKNOWN:
-            maybe = True
+            maybe = maybe or _is_mode_switch(test, scope, owner)
         elif bool(value) != polarity:
             return None
     return KernelUse(use.use, use.via, maybe=True) if maybe else use
+
+
+def _is_mode_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
+    """`expert`, `not expert`, `expert and use_scope`: parameters tested as booleans."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    names = test.values if isinstance(test, ast.BoolOp) else [test]
+    return any(isinstance(n, ast.Name) and resolver.lookup(n.id, scope)[0] == "param" for n in names)
+
+
+def _site_bindings(site: CompileSite, kernel_fn: Function, resolver: Resolver) -> Dict:
+    """What a compile site passes to the function that builds the kernel:
+    {(id(builder), parameter): (expression, scope)}, from the builder call
+    the site makes (`tilelang.compile(build(..., expert=False))`, or a jit
+    factory's `return build(...)`), and the builder's defaults."""
+    builder = kernel_fn.parent
+    if not isinstance(builder, Function):
+        return {}
+    call, scope = None, None
+    if site.kind == "jit":
+        factory = site.function
+        if factory is None or factory is builder:
+            return {}
+        for value in factory.returns:
+            if isinstance(value, ast.Call) and builder in resolver.functions_for(value.func, factory):
+                call, scope = value, factory
+                break
+    else:
+        target = site.target
+        if isinstance(target, ast.Name):
+            kind, where, binds = resolver.lookup(target.id, site.scope)
+            earlier = [b for b in binds if b.line <= site.line] or binds
+            target, scope = (earlier[-1].value if kind == "assign" and earlier else None), where
+        else:
+            scope = site.scope
+        if isinstance(target, ast.Call) and scope is not None and \
+                builder in resolver.functions_for(target.func, scope):
+            call = target
+    if call is None:
+        return {}
+    args = builder.node.args  # type: ignore[attr-defined]
+    positional = list(args.posonlyargs) + list(args.args)
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    out = {(id(builder), name): (expr, builder.parent) for name, expr in defaults.items()}
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return {}
+    for param, arg in zip(positional, call.args):
+        out[(id(builder), param.arg)] = (arg, scope)
+    for kw in call.keywords:
+        out[(id(builder), kw.arg)] = (kw.value, scope)
+    return out
 
 
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:

@@ -128,22 +128,25 @@ class Resolver:
         return "unbound", None, []
 
     # -- constants -------------------------------------------------------
-    def const(self, expr: Optional[ast.expr], scope: Scope, depth: int = 0):
+    def const(self, expr: Optional[ast.expr], scope: Scope, depth: int = 0, bindings=None):
+        """The Python value of an expression, or ``UNKNOWN``. ``bindings`` maps
+        (id(function), parameter) to (expression, scope): the arguments one
+        compile site passes to the function that builds a kernel."""
         if expr is None or depth > _MAX_DEPTH:
             return UNKNOWN
         if isinstance(expr, ast.Constant):
             return expr.value
         if isinstance(expr, (ast.Tuple, ast.List)):
-            items = [self.const(e, scope, depth + 1) for e in expr.elts]
+            items = [self.const(e, scope, depth + 1, bindings) for e in expr.elts]
             if any(i is UNKNOWN for i in items):
                 return UNKNOWN
             return tuple(items) if isinstance(expr, ast.Tuple) else list(items)
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-            v = self.const(expr.operand, scope, depth + 1)
+            v = self.const(expr.operand, scope, depth + 1, bindings)
             return -v if isinstance(v, (int, float)) and not isinstance(v, bool) else UNKNOWN
         if isinstance(expr, ast.BinOp) and type(expr.op) in _BINOPS:
-            a = self.const(expr.left, scope, depth + 1)
-            b = self.const(expr.right, scope, depth + 1)
+            a = self.const(expr.left, scope, depth + 1, bindings)
+            b = self.const(expr.right, scope, depth + 1, bindings)
             if type(a) is int and type(b) is int:
                 try:
                     return _BINOPS[type(expr.op)](a, b)
@@ -151,10 +154,10 @@ class Resolver:
                     return UNKNOWN
             return UNKNOWN
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            v = self.const(expr.operand, scope, depth + 1)
+            v = self.const(expr.operand, scope, depth + 1, bindings)
             return UNKNOWN if v is UNKNOWN else (not v)
         if isinstance(expr, ast.BoolOp):
-            values = [self.const(v, scope, depth + 1) for v in expr.values]
+            values = [self.const(v, scope, depth + 1, bindings) for v in expr.values]
             if any(v is UNKNOWN for v in values):
                 return UNKNOWN
             result = values[0]
@@ -162,9 +165,9 @@ class Resolver:
                 result = (result and v) if isinstance(expr.op, ast.And) else (result or v)
             return result
         if isinstance(expr, ast.Compare):
-            left = self.const(expr.left, scope, depth + 1)
+            left = self.const(expr.left, scope, depth + 1, bindings)
             for op, right_expr in zip(expr.ops, expr.comparators):
-                right = self.const(right_expr, scope, depth + 1)
+                right = self.const(right_expr, scope, depth + 1, bindings)
                 if left is UNKNOWN or right is UNKNOWN or type(op) not in _COMPARE:
                     return UNKNOWN
                 try:
@@ -179,12 +182,20 @@ class Resolver:
             return self.in_foreign(expr, scope, lambda r, n: r.const(n, r.b.module, depth + 1), UNKNOWN)
         if isinstance(expr, ast.Name):
             kind, where, binds = self.lookup(expr.id, scope)
+            if kind == "param" and bindings and (id(where), expr.id) in bindings:
+                bound, bound_scope = bindings[(id(where), expr.id)]
+                return self.const(bound, bound_scope, depth + 1, None)
             if kind != "assign" or not binds or where is None:
                 return UNKNOWN
+            if bindings:  # the memo holds answers without bindings
+                values = [self.const(b.value, where, depth + 1, bindings) for b in binds]
+                if values[0] is UNKNOWN or any(v is UNKNOWN or v != values[0] for v in values[1:]):
+                    return UNKNOWN
+                return values[0]
             key = (id(where), expr.id)
             if key not in self._name_consts:
                 self._name_consts[key] = UNKNOWN  # cycle guard: X = X + 1
-                values = [self.const(b.value, where, depth + 1) for b in binds]
+                values = [self.const(b.value, where, depth + 1, bindings) for b in binds]
                 first = values[0]
                 if first is UNKNOWN or any(v is UNKNOWN or v != first or type(v) is not type(first)
                                            for v in values[1:]):

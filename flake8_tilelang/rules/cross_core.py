@@ -94,16 +94,13 @@ protocol (Expert mode).
 )
 def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
-        flags = list(kernel.uses_of(*C.CROSS_CORE_SYNC))
-        if not flags:
-            continue
         for config in kernel.configs:
             if not config.is_on(C.AUTO_CV_SYNC):
                 continue
             combine = config.state(C.AUTO_CV_COMBINE)
             if combine is None:
                 continue
-            for use in flags:
+            for use in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config):
                 if combine:
                     severity, consequence = ERROR, (
                         "CombineCV also inserts cross-core flags numbered from 0, so both protocols "
@@ -165,15 +162,15 @@ that place their flags after an op of their own side and are known to run
 )
 def sync_dropped_by_cv_combine(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
-        if not any(c.is_on(C.AUTO_CV_COMBINE) and c.is_off(C.AUTO_SYNC) for c in kernel.configs):
+        config = next((c for c in kernel.configs
+                       if c.is_on(C.AUTO_CV_COMBINE) and c.is_off(C.AUTO_SYNC)), None)
+        if config is None:
             continue
         previous: Optional[str] = None  # side of the last classified statement; "?" unknown
-        for use in kernel.in_order():
+        for use in kernel.in_order(config):
             if use.prim in ("set_flag", "wait_flag", "pipe_barrier"):
                 needed = None if use.maybe else _sync_side(kernel, use)
                 if needed is not None and previous in ("C", "V") and previous != needed:
-                    config = next(c for c in kernel.configs
-                                  if c.is_on(C.AUTO_CV_COMBINE) and c.is_off(C.AUTO_SYNC))
                     yield Diagnostic(
                         "TLA007", use.line, use.col,
                         "`T.%s`%s syncs %s pipes but follows a %s op, and %s: CombineCV keeps this sync "
@@ -235,11 +232,10 @@ global barrier will not match.
 )
 def sync_all_under_cv_combine(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
-        uses = list(kernel.uses_of("sync_all"))
         for config in kernel.configs:
-            if not (uses and config.is_on(C.AUTO_CV_COMBINE)):
+            if not config.is_on(C.AUTO_CV_COMBINE):
                 continue
-            for use in uses:
+            for use in kernel.uses_of("sync_all", config=config):
                 yield Diagnostic(
                     "TLA008", use.line, use.col,
                     "`T.sync_all()`%s with %s crashes CombineCV at compile time (IndexError: it reads the "

@@ -10,10 +10,10 @@ _COMBINE = C.SWITCH_ENUM[C.AUTO_CV_COMBINE]
 _SIDE = {"C": "Cube", "V": "Vector"}
 
 
-def _unscoped_ops(kernel) -> List[Tuple[object, str]]:
+def _unscoped_ops(kernel, config) -> List[Tuple[object, str]]:
     """Resource ops outside every T.Scope, in program order, with their side."""
     out = []
-    for use in kernel.in_order():
+    for use in kernel.in_order(config):
         if use.scope_kind is not None or use.maybe:
             continue
         side = kernel.side(use)
@@ -71,7 +71,7 @@ def unscoped_cv_ops_without_combine(model) -> Iterator[Diagnostic]:
         config = _off_config(kernel)
         if config is None:
             continue
-        ops = _unscoped_ops(kernel)
+        ops = _unscoped_ops(kernel, config)
         sides = {side for _, side in ops}
         if sides != {"C", "V"}:
             continue
@@ -128,7 +128,7 @@ def unscoped_single_side_without_combine(model) -> Iterator[Diagnostic]:
         config = _off_config(kernel)
         if config is None:
             continue
-        ops = _unscoped_ops(kernel)
+        ops = _unscoped_ops(kernel, config)
         sides = {side for _, side in ops}
         if len(sides) != 1:
             continue

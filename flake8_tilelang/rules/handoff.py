@@ -43,14 +43,14 @@ cores; without AUTO_CV_SYNC nothing orders the read after the write: a race.
 )
 def cross_side_copy_needs_auto_cv(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
-        manual_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC))
         for config in kernel.configs:
+            manual_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config))
             combine, cv_sync = config.state(C.AUTO_CV_COMBINE), config.state(C.AUTO_CV_SYNC)
             if combine is None or cv_sync is None or (combine and cv_sync):
                 continue
             if not combine and manual_flags:
                 continue
-            for use in kernel.uses_of("copy"):
+            for use in kernel.uses_of("copy", config=config):
                 call = use.use.call
                 if not isinstance(call, ast.Call) or len(call.args) < 2:
                     continue

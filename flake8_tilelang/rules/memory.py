@@ -213,7 +213,8 @@ def expert_alloc_in_developer_kernel(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
         if not any(all(c.is_on(s) for s in C.SWITCHES) for c in kernel.configs):
             continue
-        first = next(iter(kernel.uses_of(*C.EXPERT_ALLOCS)), None)
+        config = next(c for c in kernel.configs if all(c.is_on(s) for s in C.SWITCHES))
+        first = next(iter(kernel.uses_of(*C.EXPERT_ALLOCS, config=config)), None)
         if first is not None:
             yield Diagnostic(
                 "TLA092", first.line, first.col,

@@ -56,16 +56,14 @@ is redundant. Silence one line with `# noqa: TLA001` if you keep it on purpose.
 )
 def scope_under_auto_cv_combine(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
-        scopes = list(kernel.uses_of("Scope"))
-        if not scopes:
-            continue
-        literal = {_scope_literal(u) for u in scopes}
-        both_sides = "V" in literal and "C" in literal
-        cross_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC))
-        severity = ERROR if both_sides or cross_flags else WARNING
         for config in kernel.configs:
             if not config.is_on(C.AUTO_CV_COMBINE):
                 continue
+            scopes = list(kernel.uses_of("Scope", config=config))
+            literal = {_scope_literal(u) for u in scopes}
+            both_sides = "V" in literal and "C" in literal
+            cross_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config))
+            severity = ERROR if both_sides or cross_flags else WARNING
             for use in scopes:
                 if severity == ERROR:
                     consequence = ("flags and barriers in it follow the previous classified op and are "
@@ -129,13 +127,10 @@ the switch off for that kernel.
 )
 def manual_sync_under_auto_sync(model) -> Iterator[Diagnostic]:
     for kernel in model.kernels:
-        syncs = list(kernel.uses_of(*C.INTRA_CORE_SYNC))
-        if not syncs:
-            continue
         for config in kernel.configs:
             if not config.is_on(C.AUTO_SYNC):
                 continue
-            for use in syncs:
+            for use in kernel.uses_of(*C.INTRA_CORE_SYNC, config=config):
                 if use.via:
                     what = "macro `%s` runs hand-written `T.%s` (%s)" % (
                         use.via[0].macro.name, use.prim, use.where_text())
