@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional
 
 ERROR = "error"
@@ -20,37 +19,63 @@ DOC_SECTIONS = ("what", "why", "known_false_positives", "references")
 EXAMPLES_DIR = os.path.join(os.path.dirname(__file__), "rules", "examples")
 
 
-@dataclass(frozen=True)
 class Diagnostic:
-    code: str
-    line: int
-    col: int  # 0-based, as flake8 wants it
-    message: str  # without the code
-    severity: str = ERROR
+    """One finding: code, 1-based line, 0-based column (as flake8 wants it),
+    message without the code, severity."""
+
+    __slots__ = ("code", "line", "col", "message", "severity")
+
+    def __init__(self, code: str, line: int, col: int, message: str, severity: str = ERROR):
+        self.code = code
+        self.line = line
+        self.col = col
+        self.message = message
+        self.severity = severity
+
+    def _key(self) -> tuple:
+        return (self.code, self.line, self.col, self.message, self.severity)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Diagnostic) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return "Diagnostic(code=%r, line=%r, col=%r, message=%r, severity=%r)" % self._key()
 
     def flake8_text(self) -> str:
         return "%s %s" % (self.code, self.message)
 
 
-@dataclass(frozen=True)
 class Rule:
-    code: str
-    name: str
-    severity: str
-    confidence: str  # "high" or "medium"
-    summary: str
-    what: str
-    why: str
-    fix: str
-    known_false_positives: str
-    references: str
-    check: Optional[Callable] = field(default=None, compare=False, repr=False)
-    default_enabled: bool = True
-    preview: bool = False
-    since: str = "0.1.0"
-    # Codes that already explain the same line: this rule stays quiet there
-    # (no cascade of diagnostics from one mistake).
-    yields_to: tuple = ()
+    """A rule's metadata, documentation and check function. Keyword-only, so
+    every field is named where a rule is declared."""
+
+    def __init__(self, *, code: str, name: str, severity: str, confidence: str, summary: str, what: str,
+                 why: str, fix: str, known_false_positives: str, references: str,
+                 check: Optional[Callable] = None, default_enabled: bool = True, preview: bool = False,
+                 since: str = "0.1.0", yields_to: tuple = ()):
+        self.code = code
+        self.name = name  # kebab-case
+        self.severity = severity  # error / warning / info
+        self.confidence = confidence  # "high" or "medium"
+        self.summary = summary
+        self.what = what
+        self.why = why
+        self.fix = fix
+        self.known_false_positives = known_false_positives
+        self.references = references
+        self.check = check  # check(model) -> Iterable[Diagnostic]; None for codes reported elsewhere
+        self.default_enabled = default_enabled
+        self.preview = preview
+        self.since = since
+        # Codes that already explain the same line: this rule stays quiet
+        # there (no cascade of diagnostics from one mistake).
+        self.yields_to = yields_to
+
+    def __repr__(self) -> str:
+        return "Rule(%s %s)" % (self.code, self.name)
 
     @property
     def example_path(self) -> str:

@@ -43,12 +43,13 @@ class ConfigError(Exception):
     """Bad configuration or usage: the CLI prints it and exits with 2."""
 
 
-@dataclass(frozen=True)
 class CliRule(Rule):
     """A code the command line reports itself (not in the flake8 registry)."""
 
-    example: str = ""
-    use_instead: str = ""
+    def __init__(self, *, example: str = "", use_instead: str = "", **fields):
+        super().__init__(**fields)
+        self.example = example
+        self.use_instead = use_instead
 
     def docs(self) -> str:  # no example files in rules/examples
         state = "on by default" if self.default_enabled else "opt-in (select it explicitly)"

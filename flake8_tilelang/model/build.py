@@ -6,7 +6,6 @@ overflow the stack here.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
 from typing import Dict, List, Optional
 
 from .. import constants as C
@@ -16,16 +15,30 @@ _MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__set
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
-@dataclass(frozen=True)
 class _Ctx:
-    scope: Scope
-    tscope: Optional[str] = None  # innermost T.Scope kind
-    launch: Optional[Launch] = None
-    pass_context: Optional[ast.Call] = None
-    fallback: bool = False  # inside ``except ImportError``
-    parallel: Optional[Use] = None  # innermost enclosing T.Parallel loop
-    conds: tuple = ()  # Python-level `if` tests around this point (see Use.conds)
-    pipelined: Optional[Use] = None  # innermost enclosing T.Pipelined loop
+    """Where the walk is: scope, innermost T.Scope / T.Kernel / PassContext /
+    T.Parallel / T.Pipelined, Python-level `if` tests, `except ImportError`."""
+
+    __slots__ = ("scope", "tscope", "launch", "pass_context", "fallback", "parallel", "conds", "pipelined")
+
+    def __init__(self, scope: Scope, tscope: Optional[str] = None, launch: Optional[Launch] = None,
+                 pass_context: Optional[ast.Call] = None, fallback: bool = False,
+                 parallel: Optional[Use] = None, conds: tuple = (), pipelined: Optional[Use] = None):
+        self.scope = scope
+        self.tscope = tscope  # innermost T.Scope kind
+        self.launch = launch
+        self.pass_context = pass_context
+        self.fallback = fallback  # inside ``except ImportError``
+        self.parallel = parallel  # innermost enclosing T.Parallel loop
+        self.conds = conds  # Python-level `if` tests around this point (see Use.conds)
+        self.pipelined = pipelined  # innermost enclosing T.Pipelined loop
+
+    def but(self, **changes) -> "_Ctx":
+        """A copy with some fields changed (contexts are never mutated)."""
+        new = _Ctx.__new__(_Ctx)
+        for name in _Ctx.__slots__:
+            setattr(new, name, changes[name] if name in changes else getattr(self, name))
+        return new
 
 
 def canonical_prim(qualname: Optional[str]) -> Optional[str]:
@@ -145,9 +158,9 @@ class Builder:
             use = self.uses_by_call.get(id(node.iter))
             body_ctx = ctx
             if use is not None and use.prim == "Parallel":
-                body_ctx = replace(ctx, parallel=use)
+                body_ctx = ctx.but(parallel=use)
             elif use is not None and use.prim == "Pipelined":
-                body_ctx = replace(ctx, pipelined=use)
+                body_ctx = ctx.but(pipelined=use)
             self._block(node.body, body_ctx)
             self._block(node.orelse, ctx)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
@@ -157,15 +170,15 @@ class Builder:
             for handler in node.handlers:  # type: ignore[attr-defined]
                 if handler.name:
                     self._bind_name(handler.name, None, handler.lineno, ctx)
-                hctx = replace(ctx, fallback=True) if _catches_import_error(handler) else ctx
+                hctx = ctx.but(fallback=True) if _catches_import_error(handler) else ctx
                 self._block(handler.body, hctx)
             self._block(node.orelse, ctx)  # type: ignore[attr-defined]
             self._block(node.finalbody, ctx)  # type: ignore[attr-defined]
         elif isinstance(node, ast.If) and isinstance(ctx.scope, Function) and \
                 (ctx.scope.is_prim_func or ctx.scope.is_macro) and self._python_level(node.test, ctx):
             self._expr(node.test, ctx)
-            self._block(node.body, replace(ctx, conds=ctx.conds + ((node.test, True, ctx.scope),)))
-            self._block(node.orelse, replace(ctx, conds=ctx.conds + ((node.test, False, ctx.scope),)))
+            self._block(node.body, ctx.but(conds=ctx.conds + ((node.test, True, ctx.scope),)))
+            self._block(node.orelse, ctx.but(conds=ctx.conds + ((node.test, False, ctx.scope),)))
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 self._expr(node.value, ctx)
@@ -300,18 +313,18 @@ class Builder:
                     if use.prim == "Kernel" and isinstance(ctx.scope, Function):
                         launch = Launch(node, expr, item.optional_vars, ctx.scope)
                         ctx.scope.launches.append(launch)
-                        inner = replace(inner, launch=launch)
+                        inner = inner.but(launch=launch)
                     elif use.prim == "Scope":
                         use.scope_name = _scope_kind(expr)
-                        inner = replace(inner, tscope=use.scope_name)
+                        inner = inner.but(tscope=use.scope_name)
                 elif qualname(expr.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
-                    inner = replace(inner, pass_context=expr)
+                    inner = inner.but(pass_context=expr)
             elif isinstance(expr, ast.Name):
                 # ctx = PassContext(config=...); with ctx: ...
                 binds = ctx.scope.assigns.get(expr.id, [])
                 value = binds[-1].value if binds else None
                 if isinstance(value, ast.Call) and qualname(value.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
-                    inner = replace(inner, pass_context=value)
+                    inner = inner.but(pass_context=value)
             if item.optional_vars is not None:
                 self._bind(item.optional_vars, None, ctx)
         self._block(node.body, inner)

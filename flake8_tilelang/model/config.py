@@ -8,36 +8,45 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from .. import constants as C
 
 
-@dataclass(frozen=True)
 class Entry:
-    key: str  # the string key TVM sees, e.g. "tl.ascend_auto_sync"
-    value: Optional[bool]  # None: set to something not resolvable to a bool
-    node: ast.AST  # where the key is written
-    filename: str
-    value_node: Optional[ast.AST] = None
-    # The value as a Python constant when it is one (True, "True", None, 1.5,
-    # [..]); ``raw_known`` False when it could not be resolved at all.
-    raw: object = None
-    raw_known: bool = False
+    """One key of a resolved pass_configs dict."""
+
+    __slots__ = ("key", "value", "node", "filename", "value_node", "raw", "raw_known")
+
+    def __init__(self, key: str, value: Optional[bool], node: ast.AST, filename: str,
+                 value_node: Optional[ast.AST] = None, raw: object = None, raw_known: bool = False):
+        self.key = key  # the string key TVM sees, e.g. "tl.ascend_auto_sync"
+        self.value = value  # None: set to something not resolvable to a bool
+        self.node = node  # where the key is written
+        self.filename = filename
+        self.value_node = value_node
+        # The value as a Python constant when it is one (True, "True", None,
+        # 1.5, [..]); ``raw_known`` False when it could not be resolved at all.
+        self.raw = raw
+        self.raw_known = raw_known
 
     @property
     def line(self) -> int:
         return self.node.lineno  # type: ignore[attr-defined]
 
 
-@dataclass
 class PassConfig:
-    entries: Dict[str, Entry] = field(default_factory=dict)
-    complete: bool = True  # False: some keys could not be resolved
-    origin: Optional[ast.AST] = None  # the pass_configs= argument / decorator / PassContext
-    origin_desc: str = ""  # "pass_configs of @tilelang.jit"
-    filename: str = ""
+    """A resolved pass_configs: its entries, and whether every key is known."""
+
+    __slots__ = ("entries", "complete", "origin", "origin_desc", "filename")
+
+    def __init__(self, entries: Optional[Dict[str, Entry]] = None, complete: bool = True,
+                 origin: Optional[ast.AST] = None, origin_desc: str = "", filename: str = ""):
+        self.entries: Dict[str, Entry] = entries if entries is not None else {}
+        self.complete = complete  # False: some keys could not be resolved
+        self.origin = origin  # the pass_configs= argument / decorator / PassContext
+        self.origin_desc = origin_desc  # "pass_configs of the @jit decorator"
+        self.filename = filename
 
     @classmethod
     def unknown(cls) -> "PassConfig":

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .build import Builder
@@ -21,28 +20,37 @@ from .sides import buffer_kind, op_side, trace
 _MAX_MACRO_DEPTH = 8
 
 
-@dataclass(frozen=True)
 class MacroHop:
-    macro: Function
-    call: ast.Call  # the call of ``macro``
-    caller: Function  # the function (kernel or macro) that makes the call
+    """One macro call on the way from a kernel to a primitive."""
+
+    __slots__ = ("macro", "call", "caller")
+
+    def __init__(self, macro: Function, call: ast.Call, caller: Function):
+        self.macro = macro
+        self.call = call  # the call of ``macro``
+        self.caller = caller  # the function (kernel or macro) that makes the call
 
     @property
     def call_scope_kind(self) -> Optional[str]:
         return self.caller.call_scope_kinds.get(id(self.call))
 
 
-@dataclass(frozen=True)
 class KernelUse:
     """A primitive as the kernel sees it: ``use`` may sit inside a macro;
     ``line``/``col`` are where the kernel reaches it (the outermost macro
     call, or the primitive itself)."""
 
-    use: Use
-    via: Tuple[MacroHop, ...] = ()
-    # True when a Python-level `if` around it could not be evaluated: the
-    # use may not exist in the compiled kernel, so rules do not report it.
-    maybe: bool = False
+    __slots__ = ("use", "via", "maybe")
+
+    def __init__(self, use: Use, via: Tuple[MacroHop, ...] = (), maybe: bool = False):
+        self.use = use
+        self.via = via
+        # True under a mode switch that could not be evaluated: the use may
+        # not exist in the compiled kernel, so rules do not report it.
+        self.maybe = maybe
+
+    def __repr__(self) -> str:
+        return "<KernelUse T.%s line %d%s>" % (self.prim, self.line, " maybe" if self.maybe else "")
 
     @property
     def prim(self) -> str:
@@ -132,17 +140,27 @@ class KernelUse:
         return "line %d" % self.use.line
 
 
-@dataclass
 class Kernel:
-    func: Function
-    configs: List[PassConfig] = field(default_factory=list)
-    uses: List[KernelUse] = field(default_factory=list)
-    resolver: Optional[Resolver] = field(default=None, repr=False)
-    sites: List["Site"] = field(default_factory=list, repr=False)
-    # every use before Python-level `if`s are settled, and per config the
-    # uses settled with what that compile site passes to the kernel's builder
-    raw_uses: List[KernelUse] = field(default_factory=list, repr=False)
-    _by_config: Dict[int, List[KernelUse]] = field(default_factory=dict, repr=False)
+    """A ``@T.prim_func``: the configs that reach it (one per compile site),
+    its launches and every primitive it uses."""
+
+    __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index")
+
+    def __init__(self, func: Function, uses: List[KernelUse], resolver: Optional[Resolver] = None,
+                 raw_uses: Optional[List[KernelUse]] = None):
+        self.func = func
+        self.configs: List[PassConfig] = []
+        self.uses = uses
+        self.resolver = resolver
+        self.sites: List["Site"] = []
+        # every use before Python-level `if`s are settled, and per config the
+        # uses settled with what that compile site passes to the kernel's builder
+        self.raw_uses = raw_uses if raw_uses is not None else list(uses)
+        self._by_config: Dict[int, List[KernelUse]] = {}
+        self._index: Dict[int, Dict[str, List[KernelUse]]] = {}  # id(uses list) -> prim -> uses
+
+    def __repr__(self) -> str:
+        return "<Kernel %s line %d>" % (self.display_name, self.line)
 
     def uses_for(self, config: Optional[PassConfig]) -> List[KernelUse]:
         """The uses as compiled under ``config`` (None: any site)."""
@@ -236,35 +254,55 @@ class Kernel:
         """Uses of these primitives (as compiled under ``config`` when given);
         ``maybe=True`` also yields the ones under a mode switch that could not
         be evaluated."""
-        for u in self.uses_for(config):
-            if u.prim in prims and (maybe or not u.maybe):
+        uses = self.uses_for(config)
+        index = self._index.get(id(uses))
+        if index is None:
+            index = {}
+            for u in uses:
+                index.setdefault(u.use.prim, []).append(u)
+            self._index[id(uses)] = index
+        if len(prims) == 1:
+            found = index.get(prims[0], ())
+        else:
+            found = sorted((u for p in set(prims) for u in index.get(p, ())), key=lambda u: u.order)
+        for u in found:
+            if maybe or not u.maybe:
                 yield u
 
 
-@dataclass
 class Site:
     """A compile site, the config it applies and the kernels it reaches."""
 
-    site: CompileSite
-    config: PassConfig
-    kernels: List[Kernel]
+    __slots__ = ("site", "config", "kernels")
+
+    def __init__(self, site: CompileSite, config: PassConfig, kernels: List[Kernel]):
+        self.site = site
+        self.config = config
+        self.kernels = kernels
 
     @property
     def line(self) -> int:
         return self.site.line
 
 
-@dataclass
 class FileModel:
-    filename: str
-    imports_tilelang: bool
-    kernels: List[Kernel]
-    sites: List[Site]
-    resolver: Optional[Resolver] = None
-    # every `PassConfigKey.<NAME>` written in the file: (ast node, NAME)
-    config_key_refs: List[Tuple[ast.AST, str]] = field(default_factory=list)
-    # every TileLang call in the file, in any function (macros not called too)
-    all_uses: List[Use] = field(default_factory=list)
+    """Everything the rules know about one file."""
+
+    __slots__ = ("filename", "imports_tilelang", "kernels", "sites", "resolver", "config_key_refs", "all_uses")
+
+    def __init__(self, filename: str, imports_tilelang: bool, kernels: List[Kernel], sites: List[Site],
+                 resolver: Optional[Resolver] = None,
+                 config_key_refs: Optional[List[Tuple[ast.AST, str]]] = None,
+                 all_uses: Optional[List[Use]] = None):
+        self.filename = filename
+        self.imports_tilelang = imports_tilelang
+        self.kernels = kernels
+        self.sites = sites
+        self.resolver = resolver
+        # every `PassConfigKey.<NAME>` written in the file: (ast node, NAME)
+        self.config_key_refs = config_key_refs or []
+        # every TileLang call in the file, in any function (macros not called too)
+        self.all_uses = all_uses or []
 
     @classmethod
     def empty(cls, filename: str) -> "FileModel":

@@ -4,69 +4,91 @@ The builder (``build.py``) fills these in one walk over the module; the
 resolver (``resolve.py``) answers questions about them (what does this name
 hold, which kernels does this call produce, which configs reach a kernel).
 Rules only read the finished ``FileModel`` (``model.py``).
+
+Plain classes with ``__slots__`` rather than dataclasses: creating a
+dataclass costs about a millisecond at import, and flake8 imports the model in
+every process that meets a TileLang file (an editor on save included).
 """
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 
-@dataclass
 class Binding:
     """One assignment of a name in a scope: ``value`` is None when the value
     cannot be known (a tuple target, a loop variable, a ``with`` target)."""
 
-    value: Optional[ast.expr]
-    line: int
-    fallback: bool = False  # assigned in an ``except ImportError`` handler
+    __slots__ = ("value", "line", "fallback")
+
+    def __init__(self, value: Optional[ast.expr], line: int, fallback: bool = False):
+        self.value = value
+        self.line = line
+        self.fallback = fallback  # assigned in an ``except ImportError`` handler
 
 
-@dataclass(eq=False)
 class Scope:
-    kind: str  # "module", "class" or "function"
-    node: ast.AST
-    name: str
-    parent: Optional["Scope"]
-    imports: Dict[str, Optional[str]] = field(default_factory=dict)
-    fallback_imports: Set[str] = field(default_factory=set)
-    assigns: Dict[str, List[Binding]] = field(default_factory=dict)
-    params: Set[str] = field(default_factory=set)
-    functions: Dict[str, List["Function"]] = field(default_factory=dict)
-    classes: Dict[str, "Scope"] = field(default_factory=dict)
-    children: List["Function"] = field(default_factory=list)
-    globals: Set[str] = field(default_factory=set)
-    mutated: Set[str] = field(default_factory=set)
-    # Calls whose callee is a plain name or ``self.x``/``cls.x``: macro and
-    # builder candidates, resolved after the walk.
-    local_calls: List[ast.Call] = field(default_factory=list)
-    uses: List["Use"] = field(default_factory=list)
-    returns: List[ast.expr] = field(default_factory=list)
-    # The innermost T.Scope kind around each local call (by id of the call).
-    call_scope_kinds: Dict[int, Optional[str]] = field(default_factory=dict)
-    # Python-level conditions around each local call (see Use.conds).
-    call_conds: Dict[int, tuple] = field(default_factory=dict)
-    # The innermost T.Pipelined loop around each local call (see Use.pipelined).
-    call_loops: Dict[int, "Use"] = field(default_factory=dict)
-    filename: str = ""  # the module this scope belongs to
+    """A module, class or function body: its imports, bindings, definitions,
+    and the TileLang calls made directly in it."""
+
+    __slots__ = (
+        "kind", "node", "name", "parent", "imports", "fallback_imports", "assigns", "params",
+        "functions", "classes", "children", "globals", "mutated", "local_calls", "uses", "returns",
+        "call_scope_kinds", "call_conds", "call_loops", "filename",
+    )
+
+    def __init__(self, kind: str, node: ast.AST, name: str, parent: Optional["Scope"], filename: str = ""):
+        self.kind = kind  # "module", "class" or "function"
+        self.node = node
+        self.name = name
+        self.parent = parent
+        self.imports: Dict[str, Optional[str]] = {}
+        self.fallback_imports: Set[str] = set()
+        self.assigns: Dict[str, List[Binding]] = {}
+        self.params: Set[str] = set()
+        self.functions: Dict[str, List["Function"]] = {}
+        self.classes: Dict[str, "Scope"] = {}
+        self.children: List["Function"] = []
+        self.globals: Set[str] = set()
+        self.mutated: Set[str] = set()
+        # Calls whose callee is a plain name or ``self.x``/``cls.x``: macro
+        # and builder candidates, resolved after the walk.
+        self.local_calls: List[ast.Call] = []
+        self.uses: List["Use"] = []
+        self.returns: List[ast.expr] = []
+        # The innermost T.Scope kind around each local call (by id of the call).
+        self.call_scope_kinds: Dict[int, Optional[str]] = {}
+        # Python-level conditions around each local call (see Use.conds).
+        self.call_conds: Dict[int, tuple] = {}
+        # The innermost T.Pipelined loop around each local call (see Use.pipelined).
+        self.call_loops: Dict[int, "Use"] = {}
+        self.filename = filename  # the module this scope belongs to
+
+    def __repr__(self) -> str:
+        return "<%s %s %s>" % (type(self).__name__, self.kind, self.name)
 
 
-@dataclass(eq=False)
 class Function(Scope):
-    cls: Optional[Scope] = None
-    is_prim_func: bool = False
-    is_macro: bool = False
-    jit: Optional[ast.expr] = None  # the @jit decorator, when there is one
-    launches: List["Launch"] = field(default_factory=list)
-    # Names bound anywhere in this function (params, targets, loop vars, ...).
-    bound: Set[str] = field(default_factory=set)
-    vid_loads: List[Tuple[ast.Name, Optional["Launch"]]] = field(default_factory=list)
-    # Buffers allocated here: name -> allocation primitive ("alloc_ub", ...),
-    # and the allocation call itself (shape, dtype).
-    allocs: Dict[str, str] = field(default_factory=dict)
-    alloc_calls: Dict[str, ast.Call] = field(default_factory=dict)
-    # Every name read in this function (for "is `vid` ever used").
-    loaded: Set[str] = field(default_factory=set)
+    __slots__ = ("cls", "is_prim_func", "is_macro", "jit", "launches", "bound", "vid_loads", "allocs",
+                 "alloc_calls", "loaded")
+
+    def __init__(self, kind: str, node: ast.AST, name: str, parent: Optional[Scope],
+                 cls: Optional[Scope] = None, filename: str = ""):
+        super().__init__(kind, node, name, parent, filename)
+        self.cls = cls
+        self.is_prim_func = False
+        self.is_macro = False
+        self.jit: Optional[ast.expr] = None  # the @jit decorator, when there is one
+        self.launches: List["Launch"] = []
+        # Names bound anywhere in this function (params, targets, loop vars, ...).
+        self.bound: Set[str] = set()
+        self.vid_loads: List[Tuple[ast.Name, Optional["Launch"]]] = []
+        # Buffers allocated here: name -> allocation primitive ("alloc_ub",
+        # ...), and the allocation call itself (shape, dtype).
+        self.allocs: Dict[str, str] = {}
+        self.alloc_calls: Dict[str, ast.Call] = {}
+        # Every name read in this function (for "is `vid` ever used").
+        self.loaded: Set[str] = set()
 
     @property
     def line(self) -> int:
@@ -76,26 +98,35 @@ class Function(Scope):
 STORE = "@store"  # pseudo-primitive: ``buf[i, j] = ...`` (CombineCV classifies stores too)
 
 
-@dataclass(eq=False)
 class Use:
     """A call that resolves to ``tilelang.language.<prim>``, or (prim
     ``STORE``) a store into a subscripted buffer, in program order."""
 
-    prim: str  # canonical name relative to tilelang.language: "barrier_all", "tile.exp", "Scope"
-    call: ast.AST  # the ast.Call (the ast.Subscript target for STORE)
-    owner: Scope
-    scope_kind: Optional[str]  # innermost enclosing T.Scope: "C", "V", another literal, "?" or None
-    with_stmt: Optional[ast.AST] = None  # set when the call is a ``with`` item
-    in_parallel: bool = False  # inside a ``for ... in T.Parallel(...)`` loop
-    # For a T.Parallel use: names of the buffers its body stores into.
-    stores: Set[str] = field(default_factory=set)
-    # For a T.Scope use: its literal name ("C", "V", "Vector", ...) or "?".
-    scope_name: Optional[str] = None
-    # Python-level `if` tests around the use, which TVMScript evaluates while
-    # parsing (only the taken branch exists): ((test, polarity, scope), ...).
-    conds: tuple = ()
-    # The innermost ``for ... in T.Pipelined(...)`` loop around the use.
-    pipelined: Optional["Use"] = None
+    __slots__ = ("prim", "call", "owner", "scope_kind", "with_stmt", "in_parallel", "stores", "scope_name",
+                 "conds", "pipelined")
+
+    def __init__(self, prim: str, call: ast.AST, owner: Scope, scope_kind: Optional[str],
+                 in_parallel: bool = False, conds: tuple = (), pipelined: Optional["Use"] = None):
+        # canonical name relative to tilelang.language: "barrier_all", "tile.exp", "Scope"
+        self.prim = prim
+        self.call = call  # the ast.Call (the ast.Subscript target for STORE)
+        self.owner = owner
+        # innermost enclosing T.Scope: "C", "V", another literal, "?" or None
+        self.scope_kind = scope_kind
+        self.with_stmt: Optional[ast.AST] = None  # set when the call is a ``with`` item
+        self.in_parallel = in_parallel  # inside a ``for ... in T.Parallel(...)`` loop
+        # For a T.Parallel use: names of the buffers its body stores into.
+        self.stores: Set[str] = set()
+        # For a T.Scope use: its literal name ("C", "V", "Vector", ...) or "?".
+        self.scope_name: Optional[str] = None
+        # Python-level `if` tests around the use, which TVMScript evaluates
+        # while parsing (only the taken branch exists): ((test, polarity, scope), ...).
+        self.conds = conds
+        # The innermost ``for ... in T.Pipelined(...)`` loop around the use.
+        self.pipelined = pipelined
+
+    def __repr__(self) -> str:
+        return "<Use T.%s line %d>" % (self.prim, self.line)
 
     @property
     def line(self) -> int:
@@ -106,20 +137,22 @@ class Use:
         return self.call.col_offset
 
 
-@dataclass(eq=False)
 class Launch:
     """``with T.Kernel(...) as target`` inside a prim_func."""
 
-    with_stmt: ast.AST
-    call: ast.Call
-    target: Optional[ast.expr]
-    owner: Function
-    # Filled in by the model: the resolved ``threads=`` (an int, a list/tuple
-    # of ints, None when absent, or resolve.UNKNOWN) and ``is_npu=``.
-    threads: object = None
-    is_npu: Optional[bool] = None
-    # Reads of ``vid`` inside this launch that the prim_func never binds.
-    unbound_vid_reads: List[ast.Name] = field(default_factory=list)
+    __slots__ = ("with_stmt", "call", "target", "owner", "threads", "is_npu", "unbound_vid_reads")
+
+    def __init__(self, with_stmt: ast.AST, call: ast.Call, target: Optional[ast.expr], owner: Function):
+        self.with_stmt = with_stmt
+        self.call = call
+        self.target = target
+        self.owner = owner
+        # Filled in by the model: the resolved ``threads=`` (an int, a
+        # list/tuple of ints, None when absent, or resolve.UNKNOWN) and ``is_npu=``.
+        self.threads: object = None
+        self.is_npu: Optional[bool] = None
+        # Reads of ``vid`` inside this launch that the prim_func never binds.
+        self.unbound_vid_reads: List[ast.Name] = []
 
     @property
     def line(self) -> int:
@@ -156,16 +189,19 @@ class Launch:
         return isinstance(self.target, (ast.Tuple, ast.List))
 
 
-@dataclass(eq=False)
 class CompileSite:
     """A place that turns a prim_func into a kernel with some pass_configs."""
 
-    kind: str  # "jit" (decorator), "jit-call", "compile" or "lower"
-    node: ast.AST  # the decorator / call
-    scope: Scope  # where its arguments are evaluated
-    target: Optional[ast.expr] = None  # the compiled object (compile/lower/jit-call)
-    function: Optional[Function] = None  # the decorated factory (jit)
-    pass_context: Optional[ast.Call] = None  # lower: the enclosing PassContext(...)
+    __slots__ = ("kind", "node", "scope", "target", "function", "pass_context")
+
+    def __init__(self, kind: str, node: ast.AST, scope: Scope, target: Optional[ast.expr] = None,
+                 function: Optional[Function] = None, pass_context: Optional[ast.Call] = None):
+        self.kind = kind  # "jit" (decorator), "jit-call", "compile" or "lower"
+        self.node = node  # the decorator / call
+        self.scope = scope  # where its arguments are evaluated
+        self.target = target  # the compiled object (compile/lower/jit-call)
+        self.function = function  # the decorated factory (jit)
+        self.pass_context = pass_context  # lower: the enclosing PassContext(...)
 
     @property
     def line(self) -> int:

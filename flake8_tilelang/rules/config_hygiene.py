@@ -1,7 +1,6 @@
 """The pass_configs dict itself: keys, values, keys that do nothing."""
 from __future__ import annotations
 
-import difflib
 from typing import Iterator, Set, Tuple
 
 from .. import constants as C
@@ -59,7 +58,7 @@ def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
     for node, name in model.config_key_refs:
         if name in C.PASS_CONFIG_ENUM:
             continue
-        near = difflib.get_close_matches(name, _ENUM_NAMES, n=1)
+        near = _close(name, _ENUM_NAMES, n=1)
         hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
         yield Diagnostic(
             "TLA050", node.lineno, node.col_offset,  # type: ignore[attr-defined]
@@ -72,7 +71,7 @@ def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
         if key.startswith("PassConfigKey.") and not isinstance(getattr(entry.node, "attr", None), str):
             # getattr(PassConfigKey, "NAME") or a comprehension over names
             name = key.split(".", 1)[1]
-            near = difflib.get_close_matches(name, _ENUM_NAMES, n=1)
+            near = _close(name, _ENUM_NAMES, n=1)
             hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
             yield Diagnostic(
                 "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
@@ -80,7 +79,7 @@ def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
                 ERROR,
             )
         elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
-            near = difflib.get_close_matches(key, _RAW_KEYS, n=1)
+            near = _close(key, _RAW_KEYS, n=1)
             hint = "; did you mean \"%s\"?" % near[0] if near else ""
             yield Diagnostic(
                 "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
@@ -228,3 +227,9 @@ def lower_without_pass_context(model) -> Iterator[Diagnostic]:
                 "configs",
                 INFO,
             )
+
+
+def _close(word, candidates, n=1, cutoff=0.6):
+    import difflib  # only when there is a typo to suggest a fix for
+
+    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 from typing import Iterator, Optional
 
 from ..model.resolve import UNKNOWN
@@ -177,7 +176,7 @@ def invalid_pipe_name(model) -> Iterator[Diagnostic]:
         low = pipe.lower()
         if low in VALID_PIPES or (prim == "pipe_barrier" and low == "all"):
             return None
-        near = difflib.get_close_matches(low, VALID_PIPES, n=1, cutoff=0.5)
+        near = _close(low, VALID_PIPES, n=1, cutoff=0.5)
         return '; did you mean "%s"?' % near[0] if near else ""
 
     def message(prim, via, pipe, hint):
@@ -208,3 +207,9 @@ def invalid_pipe_name(model) -> Iterator[Diagnostic]:
                 if hint is not None:
                     yield Diagnostic("TLA033", use.line, use.col, message(use.prim, use.via_text(), pipe, hint),
                                      ERROR)
+
+
+def _close(word, candidates, n=1, cutoff=0.6):
+    import difflib  # only when there is a typo to suggest a fix for
+
+    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
