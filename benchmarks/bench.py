@@ -37,6 +37,23 @@ LAUNCH = textwrap.dedent("""\
     if sys.argv[1] == "baseline":
         import flake8.plugins.finder as finder
         finder.BANNED_PLUGINS["flake8-tilelang"] = "never"
+    if sys.argv[1] == "self":
+        # time spent inside the plugin (its lazy imports included) against
+        # the whole process, in one run: no noise between two processes
+        import time, atexit, resource
+        from flake8_tilelang import plugin
+        spent = [0.0]
+        original = plugin.Plugin.run
+        def timed(self):
+            t0 = time.process_time()
+            found = list(original(self))
+            spent[0] += time.process_time() - t0
+            return iter(found)
+        plugin.Plugin.run = timed
+        def report():
+            ru = resource.getrusage(resource.RUSAGE_SELF)
+            sys.stderr.write("SELF %f %f\\n" % (spent[0], ru.ru_utime + ru.ru_stime))
+        atexit.register(report)
     import resource, atexit
     if sys.argv[2] != "-":
         atexit.register(lambda: sys.stderr.write(
@@ -126,6 +143,21 @@ def run(side: str, args: list, memory: bool = False) -> tuple:
     if proc.returncode not in (0, 1):
         raise SystemExit("flake8 failed (%s): %s" % (side, proc.stderr[-2000:]))
     return wall, cpu, rss
+
+
+def self_share(args: list, runs: int) -> str:
+    """Median share of the plugin in a serial flake8 run's CPU time."""
+    shares = []
+    for _ in range(runs):
+        proc = subprocess.run([sys.executable, "-c", LAUNCH, "self", "-", "--jobs=1"] + args,
+                              capture_output=True, text=True, env=ENV)
+        for line in proc.stderr.splitlines():
+            if line.startswith("SELF "):
+                plugin, total = map(float, line.split()[1:])
+                shares.append(plugin / (total - plugin))
+    if not shares:
+        return "(not measured)"
+    return "%5.3fx  (min %5.3f, max %5.3f)" % (1 + statistics.median(shares), 1 + min(shares), 1 + max(shares))
 
 
 def paired(args: list, pairs: int, memory: bool = False) -> dict:
@@ -219,7 +251,11 @@ def main() -> None:
         open(empty, "w").close()
         print("flake8-tilelang benchmark: %d pairs, %d kernel files, %d plain files, python %s"
               % (opts.pairs, opts.kernels, opts.plain, sys.version.split()[0]))
-        print("ratios are plugin / baseline (same flake8 without flake8-tilelang); lower is better\n")
+        print("ratios are plugin / baseline (same flake8 without flake8-tilelang); lower is better.\n"
+              "'plugin CPU / rest' times the plugin inside one flake8 process (exact, no noise between\n"
+              "processes); the paired whole-process ratios include this VM's run-to-run noise (see min-max).\n")
+        print("%-44s %s" % ("kernel corpus, plugin CPU / rest of flake8", self_share([kdir], opts.pairs)))
+        print("%-44s %s" % ("largest file, plugin CPU / rest of flake8", self_share([big], opts.pairs)))
         r = paired(["--jobs=2", kdir], opts.pairs)
         print(ratio_line("kernel corpus, CPU (--jobs=2)", r, 1))
         print(ratio_line("kernel corpus, wall (--jobs=2)", r, 0))
@@ -239,6 +275,8 @@ def main() -> None:
         for line in cli_line("flake8-tilelang check vs flake8, kernels", kdir, opts.pairs):
             print(line)
         for path in opts.real:
+            print("%-44s %s" % ("real tree %s, plugin CPU / rest" % os.path.basename(path.rstrip("/")),
+                                self_share([path], opts.pairs)))
             r = paired(["--jobs=2", path], opts.pairs)
             print(ratio_line("real tree %s, CPU" % os.path.basename(path.rstrip("/")), r, 1))
             for line in cli_line("flake8-tilelang check vs flake8, %s" % os.path.basename(path.rstrip("/")),

@@ -58,17 +58,21 @@ def qualname(expr: ast.expr, scope: Scope) -> Optional[str]:
     """The dotted name an expression refers to through the file's imports,
     e.g. ``T.tile.exp`` -> ``tilelang.language.tile.exp``; None when the root
     name is not an import (a local, a parameter, an unknown)."""
+    if type(expr) is ast.Name:
+        return lookup_import(expr.id, scope)  # type: ignore[attr-defined]
     parts: List[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
         return None
-    base = lookup_import(expr.id, scope)
+    base = lookup_import(expr.id, scope)  # type: ignore[attr-defined]
     if base is None:
         return None
-    parts.append(base)
-    return ".".join(reversed(parts))
+    if len(parts) == 1:
+        return base + "." + parts[0]
+    parts.reverse()
+    return base + "." + ".".join(parts)
 
 
 def lookup_import(name: str, scope: Optional[Scope]) -> Optional[str]:
@@ -131,6 +135,10 @@ class Builder:
             self._stmt(stmt, ctx)
 
     def _stmt(self, node: ast.stmt, ctx: _Ctx) -> None:
+        t = type(node)
+        if t is ast.Expr:  # the most common statement in a kernel: a call
+            self._expr(node.value, ctx)  # type: ignore[attr-defined]
+            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, ctx)
         elif isinstance(node, ast.ClassDef):
@@ -179,6 +187,10 @@ class Builder:
             self._expr(node.test, ctx)
             self._block(node.body, ctx.but(conds=ctx.conds + ((node.test, True, ctx.scope),)))
             self._block(node.orelse, ctx.but(conds=ctx.conds + ((node.test, False, ctx.scope),)))
+        elif t is ast.If or t is ast.While:
+            self._expr(node.test, ctx)  # type: ignore[attr-defined]
+            self._block(node.body, ctx)  # type: ignore[attr-defined]
+            self._block(node.orelse, ctx)  # type: ignore[attr-defined]
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 self._expr(node.value, ctx)

@@ -93,6 +93,11 @@ class Loader:
         if key in _FIND_CACHE:
             return _FIND_CACHE[key]
         path = None
+        first = modpath[0]
+        if not any(os.path.isfile(os.path.join(d, first + ".py")) or os.path.isdir(os.path.join(d, first))
+                   for d in dirs):
+            _FIND_CACHE[key] = None  # nothing of that name here: no need to wake astroid
+            return None
         try:
             from astroid import modutils  # deferred: ~50 ms, only for cross-module names
 
