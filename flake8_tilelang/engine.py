@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Callable, Iterable, List, Optional, Sequence
 
 from . import constants as C
@@ -16,9 +17,18 @@ from .registry import ERROR, Diagnostic, all_rules
 STRICT_ENV = "FLAKE8_TILELANG_STRICT"
 
 
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t].*\btilelang\b", re.M)
+
+
 def mentions_tilelang(lines: Iterable[str]) -> bool:
     """The marker gate: a file that never says "tilelang" cannot import it."""
     return any(C.MARKER in line for line in lines)
+
+
+def imports_tilelang(lines: Sequence[str]) -> bool:
+    """A second, still cheap gate: some line is an import naming tilelang
+    (a file that only mentions it in a comment or a string is not walked)."""
+    return any(C.MARKER in line and _IMPORT_LINE.match(line) for line in lines)
 
 
 def check_tree(
@@ -34,7 +44,7 @@ def check_tree(
     ``wanted(code)`` filters which rules run (None: all).
     ``file_noqa``: honour ``# flake8-tilelang: noqa[: codes]`` in the file.
     """
-    if not mentions_tilelang(lines):
+    if not mentions_tilelang(lines) or not imports_tilelang(lines):
         return []
     if file_noqa and any("tilelang:" in line or "tilelang=" in line for line in lines):
         from .suppress import file_directive, suppressed_by_file_directive

@@ -397,3 +397,24 @@ def test_deeply_nested_expression_does_not_crash():
     src = HEADER + body + "\n"
     tree = ast.parse(src)
     assert check_tree(tree, src.splitlines(True), "deep.py") == []
+
+
+def test_file_that_only_mentions_tilelang_is_not_walked(monkeypatch):
+    import flake8_tilelang.model as model_pkg
+
+    def boom(tree, filename):
+        raise AssertionError("the model must not be built")
+
+    monkeypatch.setattr(model_pkg, "build_model", boom)
+    src = '"""Notes on porting from tilelang to triton."""\n# see tilelang docs\nx = "tilelang"\n'
+    assert check_tree(ast.parse(src), src.splitlines(True), "notes.py") == []
+
+
+@pytest.mark.parametrize("line", [
+    "import tilelang", "import os, tilelang", "    import tilelang.language as T",
+    "from tilelang import (", "from tilelang.language import barrier_all",
+])
+def test_import_gate_accepts_real_imports(line):
+    from flake8_tilelang.engine import imports_tilelang
+
+    assert imports_tilelang([line + "\n"])
