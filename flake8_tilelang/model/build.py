@@ -75,7 +75,10 @@ def qualname(expr: ast.expr, scope: Scope) -> Optional[str]:
     return base + "." + ".".join(parts)
 
 
-def lookup_import(name: str, scope: Optional[Scope]) -> Optional[str]:
+def lookup_import(name: str, scope: Optional[Scope], depth: int = 0) -> Optional[str]:
+    """The dotted name a bare name stands for: an import (`import tilelang as
+    tl`), or a plain alias of one assigned once in its scope (`jit =
+    tilelang.jit`, `PCK = tilelang.PassConfigKey`); None otherwise."""
     first = True
     while scope is not None:
         if scope.kind == "class" and not first:
@@ -86,10 +89,30 @@ def lookup_import(name: str, scope: Optional[Scope]) -> Optional[str]:
             return None
         if name in scope.imports:
             return scope.imports[name]
-        if name in scope.assigns or name in scope.functions:
+        if name in scope.assigns:
+            binds = scope.assigns[name]
+            value = binds[0].value if len(binds) == 1 else None
+            if depth < 4 and isinstance(value, (ast.Name, ast.Attribute)) and name not in scope.mutated:
+                return _alias(value, scope, depth + 1)
+            return None
+        if name in scope.functions:
             return None  # shadowed by a local definition
         scope = scope.parent
     return None
+
+
+def _alias(expr: ast.expr, scope: Scope, depth: int) -> Optional[str]:
+    parts: List[str] = []
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
+        return None
+    base = lookup_import(expr.id, scope, depth)  # type: ignore[attr-defined]
+    if base is None:
+        return None
+    parts.reverse()
+    return ".".join([base] + parts)
 
 
 class Builder:
