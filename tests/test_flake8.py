@@ -36,6 +36,21 @@ KERNEL = textwrap.dedent('''\
     ''')
 
 
+def _flake8_crashes_on_nul():
+    """flake8 itself dies on a NUL byte where ast.parse raises ValueError
+    (Python < 3.11.4ish): not something a plugin can prevent."""
+    try:
+        ast.parse("x = 1\x00\n")
+    except ValueError:
+        return True
+    except SyntaxError:
+        return False
+    return False
+
+
+FLAKE8_CRASHES_ON_NUL = _flake8_crashes_on_nul()
+
+
 def kernel(scope_noqa="", sync_noqa=""):
     return KERNEL.replace("{scope_noqa}", scope_noqa).replace("{sync_noqa}", sync_noqa)
 
@@ -135,7 +150,8 @@ def test_odd_inputs_do_not_crash(tmp_path):
     (tmp_path / "crlf.py").write_bytes(kernel().replace("\n", "\r\n").encode())
     (tmp_path / "latin.py").write_bytes(
         b"# -*- coding: latin-1 -*-\nimport tilelang\nname = '\xe9'\n")
-    (tmp_path / "nul.py").write_bytes(b"import tilelang\x00\n")
+    if not FLAKE8_CRASHES_ON_NUL:
+        (tmp_path / "nul.py").write_bytes(b"import tilelang\x00\n")
     proc = flake8(["--select=TLA,E9", "."], tmp_path)
     got = codes_of(proc.stdout)
     assert (16, "TLA001") in got and (18, "TLA002") in got

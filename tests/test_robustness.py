@@ -160,6 +160,10 @@ def test_recursion_error_becomes_internal_error_diagnostic(monkeypatch):
     b"\xef\xbb\xbfimport tilelang\nimport tilelang.language as T\n",  # UTF-8 BOM
 ])
 def test_odd_files_through_flake8(tmp_path, content):
+    from test_flake8 import FLAKE8_CRASHES_ON_NUL
+
+    if b"\x00" in content and FLAKE8_CRASHES_ON_NUL:
+        pytest.skip("flake8 itself crashes on NUL bytes with this Python (ast.parse raises ValueError)")
     (tmp_path / "odd.py").write_bytes(content)
     env = dict(os.environ)
     env.pop("FLAKE8_TILELANG_STRICT", None)
