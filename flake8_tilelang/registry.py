@@ -87,12 +87,12 @@ class Rule:
 
     def docs(self) -> str:
         """The rule's documentation, as Markdown, in fixed sections."""
-        def snippet(path: str) -> str:
+        def snippet(path: str) -> list:
             try:
                 with open(path, encoding="utf-8") as f:
-                    return f.read().rstrip()
-            except OSError:
-                return "(example not available)"
+                    return ["```python", f.read().rstrip(), "```", ""]
+            except OSError:  # codes reported outside the rules (TLA000, noqa codes) have none
+                return []
 
         state = "on by default" if self.default_enabled else "opt-in (select it explicitly)"
         parts = [
@@ -104,8 +104,12 @@ class Rule:
             "",
             "## What it does", "", self.what.strip(), "",
             "## Why is this bad", "", self.why.strip(), "",
-            "## Example", "", "```python", snippet(self.example_path), "```", "",
-            "## Use instead", "", self.fix.strip(), "", "```python", snippet(self.use_instead_path), "```", "",
+        ]
+        example = snippet(self.example_path)
+        if example:
+            parts += ["## Example", ""] + example
+        parts += ["## Use instead", "", self.fix.strip(), ""] + snippet(self.use_instead_path)
+        parts += [
             "## Known false positives", "", self.known_false_positives.strip(), "",
             "## References", "", self.references.strip(), "",
         ]
