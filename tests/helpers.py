@@ -1,6 +1,5 @@
 """Shared test helpers: run the engine on source text or a fixture file."""
 import ast
-import os
 import re
 import textwrap
 
