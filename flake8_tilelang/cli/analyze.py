@@ -137,6 +137,45 @@ def _statements(body) -> "Iterator[ast.stmt]":
                 yield from _statements(inner)
 
 
+def _line_spans(tree: ast.Module) -> Dict[int, Tuple[int, int]]:
+    """line -> (first, last) of the simple statements, compound-statement
+    headers and decorators that cover it, merged where they share a line
+    (`a(); b = \\`). flake8's noqa range for a line never leaves that span
+    (a NEWLINE token ends it), so a span without "noqa" text proves the line
+    has no noqa, without tokenizing the file."""
+    intervals: List[Tuple[int, int]] = []
+    for node in _statements(tree.body):
+        if not isinstance(node, ast.stmt):
+            continue  # except handlers, match cases: their lines stay unknown
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            for dec in getattr(node, "decorator_list", ()):
+                intervals.append((dec.lineno, dec.end_lineno or dec.lineno))
+            intervals.append((node.lineno, max(node.lineno, body[0].lineno - 1)))
+        else:
+            intervals.append((node.lineno, node.end_lineno or node.lineno))
+    intervals.sort()
+    merged: List[List[int]] = []
+    for first, last in intervals:
+        if merged and first <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], last)
+        else:
+            merged.append([first, last])
+    out: Dict[int, Tuple[int, int]] = {}
+    for first, last in merged:
+        for n in range(first, last + 1):
+            out[n] = (first, last)
+    return out
+
+
+def _may_have_noqa(line: int, spans: Dict[int, Tuple[int, int]], lines: Sequence[str]) -> bool:
+    span = spans.get(line)
+    if span is None:
+        return True  # not provably free of a noqa: ask the tokenizer
+    first, last = span
+    return any("noqa" in lines[n - 1].lower() for n in range(first, min(last, len(lines)) + 1))
+
+
 def self_contained(tree: ast.Module) -> bool:
     """True when nothing the file imports can be one of the user's modules,
     so its result depends on its own content only (safe to cache)."""
@@ -233,7 +272,11 @@ def _analyze(display: str, data: bytes, settings: Settings) -> FileResult:
     used: Dict[suppress.Noqa, Set[str]] = {}
     kept = []
     if honour and suppress.has_noqa(lines):
+        spans = _line_spans(tree)
         for d in diagnostics:
+            if not _may_have_noqa(d.line, spans, lines):
+                kept.append(d)  # no noqa anywhere in its statement: skip tokenizing the file
+                continue
             noqa = index.noqa_for(d.line)
             if noqa is not None and noqa.suppresses(d.code):
                 used.setdefault(noqa, set()).add(d.code)
