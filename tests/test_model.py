@@ -418,3 +418,27 @@ def test_import_gate_accepts_real_imports(line):
     from flake8_tilelang.engine import imports_tilelang
 
     assert imports_tilelang([line + "\n"])
+
+
+@pytest.mark.parametrize("body, severity", [
+    ('with T.Scope("V"):\n                T.copy(A[0], a)', "warning"),
+    ('with T.Scope("V"):\n                T.wait_flag("mte2", "v", 0)\n                T.copy(A[0], a)', "error"),
+    ('with T.Scope("C"):\n                T.copy(A[0], a)\n            with T.Scope("V"):\n                T.copy(A[0], a)',
+     "error"),
+    ('with T.Scope("V"):\n                T.wait_cross_flag(0)\n                T.copy(A[0], a)', "error"),
+])
+def test_tla001_severity_tiers(body, severity):
+    from helpers import lint
+
+    src = HEADER + """
+@tilelang.jit(pass_configs={"tl.ascend_auto_cv_combine": True})
+def f(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((16,), "float16")
+            %s
+    return main
+""" % body
+    found = [d for d in lint(src) if d.code == "TLA001"]
+    assert found and {d.severity for d in found} == {severity}

@@ -351,6 +351,9 @@ class Builder:
                         inner = inner.but(launch=launch)
                     elif use.prim == "Scope":
                         use.scope_name = _scope_kind(expr)
+                        first = node.body[0] if node.body else None
+                        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Call):
+                            use.first_call = first.value
                         inner = inner.but(tscope=use.scope_name)
                 elif qualname(expr.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
                     inner = inner.but(pass_context=expr)

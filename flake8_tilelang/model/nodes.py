@@ -103,7 +103,7 @@ class Use:
     ``STORE``) a store into a subscripted buffer, in program order."""
 
     __slots__ = ("prim", "call", "owner", "scope_kind", "with_stmt", "in_parallel", "stores", "scope_name",
-                 "conds", "pipelined")
+                 "conds", "pipelined", "first_call")
 
     def __init__(self, prim: str, call: ast.AST, owner: Scope, scope_kind: Optional[str],
                  in_parallel: bool = False, conds: tuple = (), pipelined: Optional["Use"] = None):
@@ -124,6 +124,8 @@ class Use:
         self.conds = conds
         # The innermost ``for ... in T.Pipelined(...)`` loop around the use.
         self.pipelined = pipelined
+        # For a T.Scope use: the call that is the first statement of its body, if any.
+        self.first_call: Optional[ast.AST] = None
 
     def __repr__(self) -> str:
         return "<Use T.%s line %d>" % (self.prim, self.line)

@@ -24,8 +24,9 @@ def _call_text(use) -> str:
 Reports each `with T.Scope(...)` in a kernel whose `pass_configs` turn
 `TL_ASCEND_AUTO_CV_COMBINE` on, including scopes inside `@T.macro` helpers the
 kernel calls (reported on the macro call in the kernel). It is an error when
-the kernel has both a Cube and a Vector scope or hand-written cross-core
-flags; a kernel with only `T.Scope("V")` gets a warning.
+the kernel has both a Cube and a Vector scope, hand-written cross-core flags,
+or a scope whose first statement is a sync; otherwise (for example a kernel
+with only `T.Scope("V")`) it is a warning.
 """,
     why="""
 With COMBINE on, the CombineCV pass re-emits the whole kernel twice, once for
@@ -63,7 +64,12 @@ def scope_under_auto_cv_combine(model) -> Iterator[Diagnostic]:
             literal = {_scope_literal(u) for u in scopes}
             both_sides = "V" in literal and "C" in literal
             cross_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config))
-            severity = ERROR if both_sides or cross_flags else WARNING
+            # a sync opening a scope follows the op *before* the scope in CombineCV's
+            # classification, so it lands on the wrong side
+            sync_calls = {id(u.use.call) for u in kernel.uses_of(*(C.INTRA_CORE_SYNC | C.CROSS_CORE_SYNC),
+                                                                 config=config) if not u.via}
+            sync_first = any(id(u.use.first_call) in sync_calls for u in scopes if u.use.first_call is not None)
+            severity = ERROR if both_sides or cross_flags or sync_first else WARNING
             for use in scopes:
                 if severity == ERROR:
                     consequence = ("flags and barriers in it follow the previous classified op and are "
