@@ -167,7 +167,9 @@ def partial_annotate_address_linear(model) -> Iterator[Diagnostic]:
     severity=ERROR,
     confidence="high",
     summary="`T.alloc_local(...)`, which TileLang-Ascend removed",
-    what="Reports every `T.alloc_local(...)` in the file.",
+    what="Reports every `T.alloc_local(...)` in a file that launches NPU kernels "
+         "(`T.Kernel(..., is_npu=True)`); upstream CUDA TileLang, which shares the package name, "
+         "still has `T.alloc_local`, so files without an NPU launch are not judged.",
     why="""
 `T.alloc_local` was removed: calling it raises `AttributeError` with a
 migration message (`tilelang/language/__init__.py:230-240`), so the kernel
@@ -178,6 +180,10 @@ never builds.
     references="`tilelang/language/__init__.py:230-240`.",
 )
 def removed_alloc_local(model) -> Iterator[Diagnostic]:
+    # `T.alloc_local` is valid in upstream (CUDA) TileLang, which shares the
+    # package name: only judge files that launch NPU kernels
+    if not any(launch.is_npu is True for kernel in model.kernels for launch in kernel.launches):
+        return
     for use in model.all_uses:
         if use.prim == "alloc_local":
             yield Diagnostic(
