@@ -288,7 +288,8 @@ class Site:
 class FileModel:
     """Everything the rules know about one file."""
 
-    __slots__ = ("filename", "imports_tilelang", "kernels", "sites", "resolver", "config_key_refs", "all_uses")
+    __slots__ = ("filename", "imports_tilelang", "kernels", "sites", "resolver", "config_key_refs", "all_uses",
+                 "is_ascend")
 
     def __init__(self, filename: str, imports_tilelang: bool, kernels: List[Kernel], sites: List[Site],
                  resolver: Optional[Resolver] = None,
@@ -303,6 +304,10 @@ class FileModel:
         self.config_key_refs = config_key_refs or []
         # every TileLang call in the file, in any function (macros not called too)
         self.all_uses = all_uses or []
+        # Upstream (CUDA) TileLang shares the package name: rules whose trigger
+        # is not Ascend-specific by itself only judge files with an Ascend sign
+        # (an NPU launch, an Ascend switch, an Ascend-only primitive).
+        self.is_ascend = _looks_ascend(self)
 
     @classmethod
     def empty(cls, filename: str) -> "FileModel":
@@ -350,6 +355,24 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     for fn in builder.functions:
         all_uses.extend(fn.uses)
     return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
+
+
+_ASCEND_PRIMS = frozenset({
+    "alloc_L1", "alloc_ub", "alloc_L0A", "alloc_L0B", "alloc_L0C", "Scope", "gemm_v0", "set_flag", "wait_flag",
+    "pipe_barrier", "barrier_all", "set_cross_flag", "wait_cross_flag", "annotate_address", "init_flag",
+    "clear_flag", "sync_all",
+})
+
+
+def _looks_ascend(model: "FileModel") -> bool:
+    if any(launch.is_npu is True for kernel in model.kernels for launch in kernel.launches):
+        return True
+    if any(name.startswith("TL_ASCEND") for _, name in model.config_key_refs):
+        return True
+    for site in model.sites:
+        if any(key.startswith("tl.ascend") for key in site.config.entries):
+            return True
+    return any(use.prim in _ASCEND_PRIMS or use.prim.startswith("tile.") for use in model.all_uses)
 
 
 def _settle(use: KernelUse, resolver: Resolver, bindings=None) -> Optional[KernelUse]:

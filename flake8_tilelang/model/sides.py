@@ -106,9 +106,12 @@ def op_side(ku, kernel_func: Function) -> Optional[str]:
             return "CV"
         return sides.pop() if sides else None
     if prim == "Parallel":
+        # a T.Parallel loop is Vector work when it writes UB: alloc_ub, or an
+        # alloc_shared (the compiler places it in UB when only vector ops use
+        # it); fragments (L0) and scalars are not
         kinds = {buffer_kind(ast.Name(id=n, ctx=ast.Load()), ku, kernel_func) for n in ku.use.stores}
         kinds.discard(GM)
-        if kinds and None not in kinds and all(k.startswith("alloc_") for k in kinds):
+        if kinds and kinds <= {"alloc_ub", "alloc_shared"}:
             return "V"
         return None
     if prim == STORE:

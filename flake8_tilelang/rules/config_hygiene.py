@@ -54,6 +54,8 @@ A key registered by a newer TileLang-Ascend than the one this rule knows;
 """,
 )
 def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
+    if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
+        return
     # every enum member written anywhere in the file: a bad one fails on import
     for node, name in model.config_key_refs:
         if name in C.PASS_CONFIG_ENUM:
@@ -111,6 +113,8 @@ would not even mean false.
     references="TVM `PassConfigManager::Legalize`; rules-reference §a.3.",
 )
 def non_bool_pass_config_value(model) -> Iterator[Diagnostic]:
+    if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
+        return
     for _, entry in _entries(model):
         if entry.key not in C.KNOWN_KEYS or entry.key in C.NON_BOOL_KEYS or not entry.raw_known:
             continue
@@ -155,6 +159,8 @@ keys are inert was read from the compiler source, not measured [inferred].
     default_enabled=False,
 )
 def inert_pass_config(model) -> Iterator[Diagnostic]:
+    if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
+        return
     for _, entry in _entries(model):
         if entry.key in C.INERT_KEYS:
             yield Diagnostic(
@@ -217,6 +223,8 @@ rule only looks at the lexical `with`.
     default_enabled=False,
 )
 def lower_without_pass_context(model) -> Iterator[Diagnostic]:
+    if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
+        return
     for site in model.sites:
         if site.site.kind == "lower" and site.site.pass_context is None:
             node = site.site.node

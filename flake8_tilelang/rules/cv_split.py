@@ -7,14 +7,18 @@ from .. import constants as C
 from ..registry import ERROR, Diagnostic, rule
 
 _COMBINE = C.SWITCH_ENUM[C.AUTO_CV_COMBINE]
+_EXPERT_KINDS = C.EXPERT_ALLOCS
 _SIDE = {"C": "Cube", "V": "Vector"}
 
 
 def _unscoped_ops(kernel, config) -> List[Tuple[object, str]]:
-    """Resource ops outside every T.Scope, in program order, with their side."""
+    """Resource ops outside every T.Scope, in program order, with their side.
+    Scalar code is exempt: a store counts only into an Expert on-chip buffer."""
     out = []
     for use in kernel.in_order(config):
         if use.scope_kind is not None or use.maybe:
+            continue
+        if use.prim == "@store" and kernel.buffer_kind(use.use.call, use) not in _EXPERT_KINDS:
             continue
         side = kernel.side(use)
         if side in ("C", "V"):
@@ -67,6 +71,8 @@ still be reported.
 """,
 )
 def unscoped_cv_ops_without_combine(model) -> Iterator[Diagnostic]:
+    if not model.is_ascend:
+        return
     for kernel in model.kernels:
         config = _off_config(kernel)
         if config is None:
@@ -124,6 +130,8 @@ opt-in: select it with `--extend-select=TLA013` when targeting newer releases.
     preview=True,
 )
 def unscoped_single_side_without_combine(model) -> Iterator[Diagnostic]:
+    if not model.is_ascend:
+        return
     for kernel in model.kernels:
         config = _off_config(kernel)
         if config is None:
