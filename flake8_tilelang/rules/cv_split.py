@@ -61,7 +61,8 @@ Turn `TL_ASCEND_AUTO_CV_COMBINE` on (Developer mode), or wrap the Cube ops in
 `with T.Scope("C")` and the Vector ops in `with T.Scope("V")` (Expert mode).
 """,
     known_false_positives="""
-Kernels whose buffers are all `alloc_shared`/`alloc_fragment` are not judged.
+Kernels whose buffers are all `alloc_shared`/`alloc_fragment` are not judged, nor
+files with no sign of TileLang-Ascend (upstream CUDA TileLang has no cores to split).
 A kernel that only ever runs through a backend that ignores one side would
 still be reported.
 """,
