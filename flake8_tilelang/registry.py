@@ -145,9 +145,6 @@ class Registry:
     def checks(self) -> List[Rule]:
         return [r for r in self if r.check is not None]
 
-    def opt_in_codes(self) -> List[str]:
-        return [r.code for r in self if not r.default_enabled]
-
 
 REGISTRY = Registry()
 
