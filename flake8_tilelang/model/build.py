@@ -9,6 +9,7 @@ import ast
 from typing import Dict, List, Optional
 
 from .. import constants as C
+from .calls import argument
 from .nodes import STORE, Binding, CompileSite, Function, Launch, Scope, Use
 
 _MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__"})
@@ -472,9 +473,9 @@ class Builder:
             self.uses_by_call[id(call)] = use
             return
         if q in C.COMPILE_NAMES:
-            self.sites.append(CompileSite("compile", call, scope, target=_first_arg(call, "func")))
+            self.sites.append(CompileSite("compile", call, scope, target=argument(call, 0, "func")))
         elif q in C.LOWER_NAMES:
-            self.sites.append(CompileSite("lower", call, scope, target=_first_arg(call, "func"),
+            self.sites.append(CompileSite("lower", call, scope, target=argument(call, 0, "func"),
                                           pass_context=ctx.pass_context))
         elif q in C.JIT_NAMES and call.args:
             # tilelang.jit(factory, pass_configs=...)
@@ -523,19 +524,9 @@ def _child_fields(t: type) -> tuple:
     return fields
 
 
-def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.expr]:
-    if call.args and not isinstance(call.args[0], ast.Starred):
-        return call.args[0]
-    for kw in call.keywords:
-        if kw.arg == keyword:
-            return kw.value
-    return None
-
-
 def _scope_kind(call: ast.Call) -> str:
     """The literal name of ``T.Scope("V")`` / ``T.Scope(name="V")``, else "?"."""
-    arg = call.args[0] if len(call.args) == 1 else next(
-        (kw.value for kw in call.keywords if kw.arg == "name"), None)
+    arg = argument(call, 0, "name")
     if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
         return arg.value
     return "?"

@@ -15,6 +15,7 @@ from .build import Builder
 from .config import PassConfig
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
+from .calls import argument, bind_arguments
 from .sides import buffer_kind, op_side, trace
 
 _MAX_MACRO_DEPTH = 8
@@ -210,12 +211,7 @@ class Kernel:
         """The constant value of a primitive's argument, following macro
         parameters back to the kernel; ``UNKNOWN`` when it cannot be known."""
         call = use.use.call
-        expr = None
-        if isinstance(call, ast.Call):
-            if keyword is not None:
-                expr = next((kw.value for kw in call.keywords if kw.arg == keyword), None)
-            if expr is None and index < len(call.args):
-                expr = call.args[index]
+        expr = argument(call, index, keyword) if isinstance(call, ast.Call) else None
         if expr is None or self.resolver is None:
             return UNKNOWN
         if isinstance(expr, ast.Name):
@@ -442,11 +438,9 @@ def _site_bindings(site: CompileSite, kernel_fn: Function, resolver: Resolver) -
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     out = {(id(builder), name): (expr, builder.parent) for name, expr in defaults.items()}
     if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-        return {}
-    for param, arg in zip(positional, call.args):
-        out[(id(builder), param.arg)] = (arg, scope)
-    for kw in call.keywords:
-        out[(id(builder), kw.arg)] = (kw.value, scope)
+        return {}  # *args / **kwargs could set any parameter
+    for name, expr in bind_arguments(builder.node, call).items():
+        out[(id(builder), name)] = (expr, scope)
     return out
 
 

@@ -161,10 +161,9 @@ class Launch:
         return self.with_stmt.lineno  # type: ignore[attr-defined]
 
     def keyword(self, name: str) -> Optional[ast.expr]:
-        for kw in self.call.keywords:
-            if kw.arg == name:
-                return kw.value
-        return None
+        from .calls import keyword_arg
+
+        return keyword_arg(self.call, name)
 
     @property
     def expert(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from .. import constants as C
 from .build import Builder, qualname
+from .calls import bind_arguments, keyword_arg
 from .config import Entry, PassConfig
 from .nodes import Binding, CompileSite, Function, Scope
 
@@ -214,7 +215,7 @@ class Resolver:
                 # lower() reads the ambient PassContext, which a caller may have
                 # entered anywhere: unknown (TLA053 points this out)
                 return PassConfig.unknown()
-            expr = _kwarg(ctx, "config")
+            expr = keyword_arg(ctx, "config")
             if expr is None and len(ctx.args) >= 5:
                 expr = ctx.args[4]
             if expr is None:
@@ -226,7 +227,7 @@ class Resolver:
         if site.kind == "jit" and not isinstance(call, ast.Call):
             return PassConfig(origin=call, origin_desc="@jit decorator (no pass_configs)", filename=fname)
         assert isinstance(call, ast.Call)
-        expr = _kwarg(call, "pass_configs")
+        expr = keyword_arg(call, "pass_configs")
         label = {"jit": "@jit decorator", "jit-call": "tilelang.jit call",
                  "compile": "tilelang.compile call"}[site.kind]
         if expr is None:
@@ -454,18 +455,12 @@ class Resolver:
 
     def _through_param(self, fn: Function, param: str, depth: int) -> Set[Function]:
         """A helper's parameter: what its callers in this file pass in."""
-        node = fn.node
-        args = node.args  # type: ignore[attr-defined]
-        positional = [a.arg for a in list(args.posonlyargs) + list(args.args)]
-        if fn.cls is not None and positional and positional[0] in ("self", "cls"):
-            positional = positional[1:]
+        args = fn.node.args  # type: ignore[attr-defined]
+        first = (list(args.posonlyargs) + list(args.args))[:1]
+        skip_self = fn.cls is not None and bool(first) and first[0].arg in ("self", "cls")
         result: Set[Function] = set()
         for call, caller in self.calls_to(fn):
-            arg = _kwarg(call, param)
-            if arg is None and param in positional:
-                idx = positional.index(param)
-                if idx < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:idx + 1]):
-                    arg = call.args[idx]
+            arg = bind_arguments(fn.node, call, skip_self).get(param)
             result |= self.kernels_of(arg, caller, depth, before_line=call.lineno)
         return result
 
@@ -507,8 +502,3 @@ def _classes(module: Scope, functions: List[Function]) -> List[Scope]:
     return out
 
 
-def _kwarg(call: ast.Call, name: str) -> Optional[ast.expr]:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None

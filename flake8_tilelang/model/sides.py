@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Tuple
 
+from .calls import bind_arguments
 from .nodes import STORE, Function, Scope
 
 CUBE_ALLOCS = frozenset({"alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C"})
@@ -32,23 +33,10 @@ def trace(expr: Optional[ast.expr], ku, kernel_func: Function) -> Tuple[Optional
         if name is None or name not in owner.params:
             break
         hop = ku.via[level - 1]
-        expr = _argument_for(hop.macro, hop.call, name)
+        expr = bind_arguments(hop.macro.node, hop.call).get(name)
         owner = hop.caller
         level -= 1
     return expr, owner
-
-
-def _argument_for(macro: Function, call: ast.Call, param: str) -> Optional[ast.expr]:
-    for kw in call.keywords:
-        if kw.arg == param:
-            return kw.value
-    args = macro.node.args  # type: ignore[attr-defined]
-    names = [a.arg for a in list(args.posonlyargs) + list(args.args)]
-    if param in names:
-        idx = names.index(param)
-        if idx < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:idx + 1]):
-            return call.args[idx]
-    return None
 
 
 def _base_name(expr: Optional[ast.expr]) -> Optional[str]:

@@ -5,6 +5,7 @@ import ast
 from typing import Dict, Iterator, List, Optional
 
 from .. import constants as C
+from ..model.calls import argument, keyword_arg
 from ..model.sides import GM
 from ..registry import ERROR, WARNING, Diagnostic, rule
 
@@ -155,10 +156,7 @@ def _mixed_pipelines(kernel) -> List:
 
 
 def _num_stages(kernel, loop):
-    call = loop.call
-    expr = next((kw.value for kw in call.keywords if kw.arg == "num_stages"), None)
-    if expr is None and len(call.args) >= 2:
-        expr = call.args[1]
+    expr = argument(loop.call, 1, "num_stages")
     return 0 if expr is None else kernel.const(expr)
 
 
@@ -195,7 +193,7 @@ def cross_core_pipeline_without_auto_cv(model) -> Iterator[Diagnostic]:
             continue
         loops = list(_mixed_pipelines(kernel))
         for use in kernel.uses_of("Pipelined"):
-            interval = next((kw.value for kw in use.use.call.keywords if kw.arg == "cross_interval"), None)
+            interval = keyword_arg(use.use.call, "cross_interval")
             value = kernel.const(interval) if interval is not None else 1
             if isinstance(value, int) and value != 1 and use not in loops:
                 loops.append(use)

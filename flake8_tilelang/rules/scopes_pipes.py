@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from ..model.calls import argument
 from ..model.resolve import UNKNOWN
 from ..registry import ERROR, Diagnostic, rule
 
@@ -163,12 +164,6 @@ with the Ascend toolchain.
 def invalid_pipe_name(model) -> Iterator[Diagnostic]:
     positions = {"set_flag": ((0, "src"), (1, "dst")), "wait_flag": ((0, "src"), (1, "dst")),
                  "pipe_barrier": ((0, "pipe"),), "set_cross_flag": ((0, "pipe"),)}
-
-    def argument(call, index, keyword):
-        for kw in call.keywords:
-            if kw.arg == keyword:
-                return kw.value
-        return call.args[index] if index < len(call.args) else None
 
     def bad(prim, pipe):
         if not isinstance(pipe, str):
