@@ -78,7 +78,7 @@ def _check(tree, lines, filename, wanted) -> List[Diagnostic]:
         if wanted is not None and not wanted(rule.code):
             continue
         try:
-            found.extend(rule.check(model))
+            found.extend(rule.run(model))
         except (Exception, RecursionError) as exc:  # noqa: B902
             if strict:
                 raise

@@ -56,7 +56,9 @@ class Plugin:
         if not any(MARKER in line for line in self.lines):
             return
         from .engine import check_tree
+        from .registry import REGISTRY
 
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa):
-            yield d.line, d.col, d.flake8_text(), type(self)
+            rule = REGISTRY.get(d.code)
+            yield d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)

@@ -7,45 +7,15 @@ import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional
 
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"
-SEVERITIES = (ERROR, WARNING, INFO)
+from .diagnostic import (  # noqa: F401 - re-exported: rules and tests import them from here
+    ERROR, INFO, SEVERITIES, WARNING, Diagnostic, Edit, Fix, report,
+)
 
 CODE_RE = re.compile(r"^TLA\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 DOC_SECTIONS = ("what", "why", "known_false_positives", "references")
 
 EXAMPLES_DIR = os.path.join(os.path.dirname(__file__), "rules", "examples")
-
-
-class Diagnostic:
-    """One finding: code, 1-based line, 0-based column (as flake8 wants it),
-    message without the code, severity."""
-
-    __slots__ = ("code", "line", "col", "message", "severity")
-
-    def __init__(self, code: str, line: int, col: int, message: str, severity: str = ERROR):
-        self.code = code
-        self.line = line
-        self.col = col
-        self.message = message
-        self.severity = severity
-
-    def _key(self) -> tuple:
-        return (self.code, self.line, self.col, self.message, self.severity)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Diagnostic) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return "Diagnostic(code=%r, line=%r, col=%r, message=%r, severity=%r)" % self._key()
-
-    def flake8_text(self) -> str:
-        return "%s %s" % (self.code, self.message)
 
 
 class Rule:
@@ -76,6 +46,17 @@ class Rule:
 
     def __repr__(self) -> str:
         return "Rule(%s %s)" % (self.code, self.name)
+
+    def run(self, model) -> List[Diagnostic]:
+        """The check's findings as Diagnostics with this rule's code and
+        default severity (a rule yields ``report(...)`` drafts)."""
+        out = []
+        for found in self.check(model):  # type: ignore[misc]
+            if isinstance(found, Diagnostic):
+                out.append(found)
+            else:
+                out.append(found.finish(self.code, self.severity))
+        return out
 
     @property
     def example_path(self) -> str:

@@ -326,7 +326,8 @@ def _engine(tree, lines, display, settings):
 def _finish(display: str, lines: Sequence[str], tree, diagnostics, malformed, settings: Settings,
             index: Optional[suppress.NoqaIndex], comment_findings=None) -> List[Finding]:
     """Per-file ignores, then positions, source lines and noqa rows."""
-    items = [(d.line, d.col, d.code, d.message, d.severity) for d in diagnostics]
+    items = [(d.line, d.col, d.code, d.flake8_text(_severity(d.code))[len(d.code) + 1:], d.severity)
+             for d in diagnostics]
     for line, col, msg in malformed:
         if suppress.MALFORMED_NOQA in settings.enabled:
             items.append((line, _byte_index(_src(lines, line), col), suppress.MALFORMED_NOQA, msg,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from .. import constants as C
-from ..registry import ERROR, WARNING, Diagnostic, rule
+from ..registry import ERROR, WARNING, report, rule
 
 
 def _call_text(use) -> str:
@@ -72,17 +72,16 @@ def scope_under_auto_cv_combine(model) -> Iterator[Diagnostic]:
             severity = ERROR if both_sides or cross_flags or sync_first else WARNING
             for use in scopes:
                 if severity == ERROR:
-                    consequence = ("flags and barriers in it follow the previous classified op and are "
-                                   "dropped from the side that needs them (silent race)")
+                    consequence = "its flags and barriers land on the wrong core (silent race)"
                 else:
-                    consequence = "the scope is redundant and copied into both Cube and Vector code"
-                yield Diagnostic(
-                    "TLA001", use.line, use.col,
-                    "`%s`%s is ignored: %s, so CombineCV splits the kernel by itself and %s; "
-                    "remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
-                    "scope every op by hand" % (
+                    consequence = "the scope is redundant, copied into both cores"
+                yield report(
+                    use,
+                    "`%s`%s is ignored while %s: %s" % (
                         _call_text(use), use.via_text(), config.describe(C.AUTO_CV_COMBINE), consequence),
-                    severity,
+                    help="Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+                         "scope every op by hand",
+                    severity=severity,
                 )
 
 
@@ -142,11 +141,9 @@ def manual_sync_under_auto_sync(model) -> Iterator[Diagnostic]:
                         use.via[0].macro.name, use.prim, use.where_text())
                 else:
                     what = "`%s` is a hand-written sync" % _call_text(use)
-                yield Diagnostic(
-                    "TLA002", use.line, use.col,
-                    "%s while %s: AscendSyncInsert does not see it and inserts its own syncs on top "
-                    "(double sync, serialised ping-pong, shared event IDs); delete it, or set "
-                    "TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol" % (
+                yield report(
+                    use,
+                    "%s while %s: AscendSyncInsert adds its own syncs on top (double sync)" % (
                         what, config.describe(C.AUTO_SYNC)),
-                    WARNING,
+                    help="Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol",
                 )
