@@ -135,21 +135,29 @@ class Diagnostic:
         return "Diagnostic(code=%r, line=%r, col=%r, message=%r, severity=%r)" % self._key()
 
     def flake8_text(self, default_severity: Optional[str] = None) -> str:
-        """The one line flake8 prints after the position: code, a severity tag
-        when this finding's tier differs from the rule's default (flake8 has
-        no severities; the tla-sarif/tla-github reporters read the tag back),
-        the finding, and the short advice."""
-        tag = ""
-        if default_severity is not None and self.severity != default_severity:
-            tag = "[%s] " % self.severity
-        text = self.message
-        advice = self.advice
-        if advice:
-            text = "%s; %s" % (text.rstrip("."), _lower_first(advice.rstrip(".")))
-        if self.fix is not None and self.fix.applicability != DISPLAY_ONLY:
-            text += " (fix: flake8-tilelang check --fix%s)" % (
-                " --unsafe-fixes" if self.fix.applicability == UNSAFE else "")
-        return "%s %s%s" % (self.code, tag, text)
+        return flake8_message(self.code, self.message, self.severity, default_severity, self.help,
+                              self.fix)
+
+
+def flake8_message(code: str, message: str, severity: str, default_severity: Optional[str],
+                   help: Optional[str], fix: Optional[Fix]) -> str:  # noqa: A002
+    """The one line flake8 prints after the position: the code, a severity
+    tag when this finding's tier differs from the rule's default (flake8 has
+    no severities; the tla-sarif/tla-github reporters read the tag back),
+    the finding, and the short advice. The command line's ``concise`` output
+    prints the same line."""
+    tag = "[%s] " % severity if default_severity is not None and severity != default_severity else ""
+    text = with_advice(message, fix.title if fix is not None else help)
+    if fix is not None and fix.applicability != DISPLAY_ONLY:
+        text += " [*]" if fix.applicability == SAFE else " [*unsafe]"
+    return "%s %s%s" % (code, tag, text)
+
+
+def with_advice(message: str, advice: Optional[str]) -> str:
+    """``finding; advice`` on one line (flake8, SARIF, GitHub, GitLab)."""
+    if not advice:
+        return message
+    return "%s; %s" % (message.rstrip("."), _lower_first(advice.rstrip(".")))
 
 
 def _lower_first(text: str) -> str:

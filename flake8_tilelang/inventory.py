@@ -149,20 +149,14 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
 
 def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
     """(entries, errors) for ``(display, bytes)`` pairs."""
-    from .cli.analyze import decode
+    from .pipeline import parse
 
     entries: List[Dict[str, object]] = []
     errors: List[Dict[str, object]] = []
     for display, data in files:
-        text, error = decode(data)
-        if text is None:
-            errors.append({"file": display, "code": "E902", "message": error[2] if error else ""})
-            continue
-        try:
-            tree = ast.parse(text, display)
-        except (SyntaxError, ValueError, RecursionError) as exc:
-            errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
-                type(exc).__name__, getattr(exc, "msg", None) or exc)})
+        _, tree, error = parse(display, data)
+        if tree is None:
+            errors.append({"file": display, "code": error.code, "message": error.message})
             continue
         entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
     entries.sort(key=lambda e: (e["file"], e["line"]))

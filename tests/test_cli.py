@@ -166,7 +166,7 @@ def test_syntax_error_undecodable_and_missing_files_are_reported(proj, capsys):
     code, out, _ = check(["bad.py", "latin.py", "other.py", "missing.py"], capsys)
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == "bad.py:3:1: E999 SyntaxError: invalid syntax"
+    assert lines[0] == "bad.py:3:2: E999 SyntaxError: invalid syntax"  # flake8 prints offset + 1
     assert lines[1].startswith("latin.py:2:9: E902 UnicodeDecodeError: 'utf-8' codec can't decode")
     assert lines[2].startswith("missing.py:0:1: E902 FileNotFoundError")
     assert len(lines) == 3
@@ -176,7 +176,7 @@ def test_syntax_error_undecodable_and_missing_files_are_reported(proj, capsys):
 
 
 def test_internal_error_in_a_file_is_tla000_not_a_crash(proj, capsys, monkeypatch):
-    from flake8_tilelang.cli import analyze
+    from flake8_tilelang import pipeline as analyze
 
     monkeypatch.delenv("FLAKE8_TILELANG_STRICT")
 
@@ -606,13 +606,13 @@ def test_cache_hits_and_never_goes_stale(proj, capsys, monkeypatch):
     from flake8_tilelang.cli import run as run_mod
 
     calls = []
-    real = run_mod.analyze
+    real = run_mod.lint_source
 
     def counting(display, data, settings):
         calls.append(display)
         return real(display, data, settings)
 
-    monkeypatch.setattr(run_mod, "analyze", counting)
+    monkeypatch.setattr(run_mod, "lint_source", counting)
     (proj / "own.py").write_text("import project_helpers\n" + kernel())  # may depend on another file
     argv = ["check", "--output-format", "concise", "."]
     first = run(argv, capsys)[1]

@@ -47,6 +47,8 @@ def test_full_shows_source_and_caret(repo, capsys):
         '16 |             with T.Scope("V"):',
         "   |                  ^^^^^^^^^^^^ TLA001",
         "   |",
+        "   = help: Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
+        "every op by hand",
     ]
     assert "\033[" not in out  # no colour when not a terminal
     assert err.strip() == "Found 2 diagnostics (2 warnings) in 1 file of 1 checked."
@@ -89,7 +91,7 @@ def test_output_file(repo, capsys, tmp_path):
 
 # -- json -------------------------------------------------------------------------------
 
-JSON_KEYS = {"cell", "code", "end_location", "filename", "fix", "location", "message", "noqa_row",
+JSON_KEYS = {"cell", "code", "end_location", "filename", "fix", "help", "location", "message", "noqa_row",
              "severity", "url"}
 
 
@@ -106,7 +108,10 @@ def test_json_follows_ruffs_schema(repo, capsys):
         "location": {"row": 16, "column": 18},
         "end_location": {"row": 16, "column": 30},
         "message": first["message"], "noqa_row": 16,
+        "help": "Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
+                "every op by hand",
     }
+    assert "remove" not in first["message"].lower()  # the advice is not repeated in the message
     sev = {d["code"]: d["severity"] for d in data}
     assert sev == {"TLA001": "warning", "TLA002": "warning", "TLA003": "error", "TLA053": "info"}
     cont = [d for d in data if d["filename"].endswith("cont.py") and d["code"] == "TLA002"][0]

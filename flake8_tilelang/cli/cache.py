@@ -24,7 +24,7 @@ import shutil
 import sys
 from typing import List, Optional
 
-from .analyze import Finding
+from ..pipeline import Finding
 
 TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -75,8 +75,10 @@ class Cache:
         try:
             with open(os.path.join(self.dir, key), "r", encoding="utf-8") as f:
                 rows = json.load(f)
-            found = [Finding(*row) for row in rows]
-        except (OSError, ValueError, TypeError):
+            if not isinstance(rows, list):
+                return None
+            found = [Finding.from_row(row) for row in rows]
+        except (OSError, ValueError, TypeError, RecursionError):
             return None
         self.hits += 1
         return found
@@ -87,7 +89,7 @@ class Cache:
             path = os.path.join(self.dir, key)
             tmp = "%s.%d.tmp" % (path, os.getpid())
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump([list(x) for x in findings], f)
+                json.dump([x.to_row() for x in findings], f)
             os.replace(tmp, path)
         except OSError:
             pass  # a read-only tree still gets its results, just not cached

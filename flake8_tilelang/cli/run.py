@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from ..settings import IO_ERROR, Settings
-from .analyze import MARKER, FileResult, Finding, analyze, simple
+from ..pipeline import MARKER, FileResult, Finding, lint_source, simple
 from .discover import STDIN, discover
 
 # Below these (about half a second of analysis) the pool's start-up (fork,
@@ -104,11 +104,11 @@ def _run(pending: List[Tuple[str, bytes]], settings: Settings, jobs: Optional[in
     n = min(n, len(pending))
     total = sum(len(d) for _, d in pending)
     if n <= 1 or (jobs is None and (len(pending) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES)):
-        return [analyze(d, data, settings) for d, data in pending], 1
+        return [lint_source(d, data, settings) for d, data in pending], 1
     try:
         return _parallel(pending, settings, n), n
     except (OSError, ImportError, NotImplementedError):  # no working multiprocessing here
-        return [analyze(d, data, settings) for d, data in pending], 1
+        return [lint_source(d, data, settings) for d, data in pending], 1
 
 
 _SETTINGS: Optional[Settings] = None
@@ -121,7 +121,7 @@ def _init_worker(settings: Settings) -> None:
 
 def _work(item: Tuple[str, bytes]) -> FileResult:
     assert _SETTINGS is not None
-    return analyze(item[0], item[1], _SETTINGS)
+    return lint_source(item[0], item[1], _SETTINGS)
 
 
 def _parallel(pending: List[Tuple[str, bytes]], settings: Settings, n: int) -> List[FileResult]:
@@ -148,5 +148,5 @@ def _parallel(pending: List[Tuple[str, bytes]], settings: Settings, n: int) -> L
                 results[i] = result
     except BrokenProcessPool:
         pass  # a worker died (killed, out of memory): finish the rest here
-    return [r if r is not None else analyze(pending[i][0], pending[i][1], settings)
+    return [r if r is not None else lint_source(pending[i][0], pending[i][1], settings)
             for i, r in enumerate(results)]

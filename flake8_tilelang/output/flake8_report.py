@@ -42,8 +42,15 @@ def _record(error) -> _Record:
     col = max(int(error.column_number or 1), 1)
     line = int(error.line_number or 0)
     source = (error.physical_line or "").split("\n", 1)[0]
-    return _Record(error.filename, line, col, line, col + 1, error.code, error.text,
-                   _severity(error.code), line or None, source)
+    text = error.text
+    severity = None
+    if error.code.startswith("TLA"):
+        from ..diagnostic import read_severity_tag
+
+        # the plugin tags a finding whose tier differs from its rule's default
+        severity, text = read_severity_tag(text)
+    return _Record(error.filename, line, col, line, col + 1, error.code, text,
+                   severity or _severity(error.code), line or None, source)
 
 
 class _Base(BaseFormatter):

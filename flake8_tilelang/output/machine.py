@@ -14,6 +14,7 @@ import json
 import os
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
+from ..source import char_index
 from . import INFORMATION_URI, TOOL_NAME, plural, rule_url, severity_counts
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -33,12 +34,35 @@ def json_object(f, abspath: Callable[[str], str]) -> Dict[str, object]:
         "end_location": {"column": f.char_end_col if f.line > 0 else 1,
                          "row": max(f.end_line, 1)},
         "filename": abspath(f.path),
-        "fix": None,
+        "fix": _json_fix(f),
+        "help": f.help if f.fix is None else None,
         "location": {"column": f.char_col, "row": line},
         "message": f.message,
         "noqa_row": f.noqa_row,
         "severity": f.severity,
         "url": rule_url(f.code),
+    }
+
+
+def _json_fix(f) -> Optional[Dict[str, object]]:
+    """Ruff's ``fix`` object; edit columns are 1-based characters on the
+    finding's own lines, bytes elsewhere (fixes span one statement)."""
+    fix = getattr(f, "fix", None)
+    if fix is None:
+        return None
+
+    def loc(line: int, col: int) -> Dict[str, int]:
+        if line == f.line:
+            return {"row": line, "column": char_index(f.source, col) + 1}
+        if line == f.end_line and f.end_source:
+            return {"row": line, "column": char_index(f.end_source, col) + 1}
+        return {"row": line, "column": col + 1}
+
+    return {
+        "applicability": fix.applicability,
+        "message": fix.title,
+        "edits": [{"content": e.text, "location": loc(*e.start), "end_location": loc(*e.end)}
+                  for e in fix.edits],
     }
 
 
@@ -48,6 +72,10 @@ def to_json(findings: Iterable, abspath: Callable[[str], str]) -> str:
 
 def to_json_lines(findings: Iterable, abspath: Callable[[str], str]) -> str:
     return "".join(json.dumps(json_object(f, abspath), sort_keys=True) + "\n" for f in findings)
+
+
+def _one_line(f) -> str:
+    return getattr(f, "one_line", None) or f.message
 
 
 # -- sarif --------------------------------------------------------------------
@@ -117,7 +145,7 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": SARIF_LEVEL.get(f.severity, "warning"),
-            "message": {"text": f.message},
+            "message": {"text": _one_line(f)},
             "locations": [location],
         })
     run: Dict[str, object] = {
@@ -165,7 +193,7 @@ def github_line(f, relpath: Callable[[str], str]) -> str:
         props.append("endColumn=%d" % f.char_end_col)
     props.append("title=%s" % escape_property("%s (%s)" % (TOOL_NAME, f.code)))
     message = "%s:%d:%d: %s %s" % (path, max(f.line, 1), f.char_col if f.line > 0 else 1,
-                                   f.code, f.message)
+                                   f.code, _one_line(f))
     return "::%s %s::%s" % (GITHUB_COMMAND.get(f.severity, "error"), ",".join(props),
                             escape_data(message))
 
@@ -213,7 +241,7 @@ def to_gitlab(findings: Sequence, relpath: Callable[[str], str]) -> str:
         fingerprint = hashlib.sha256(("%s\0%d" % (base, n)).encode("utf-8")).hexdigest()[:32]
         out.append({
             "check_name": f.code,
-            "description": "%s %s" % (f.code, f.message),
+            "description": "%s %s" % (f.code, _one_line(f)),
             "fingerprint": fingerprint,
             "severity": GITLAB_SEVERITY.get(f.severity, "major"),
             "location": {"path": path, "lines": {"begin": max(f.line, 1), "end": max(f.end_line, f.line, 1)}},

@@ -13,8 +13,7 @@ _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 
 def concise(findings: Iterable) -> str:
     """``path:row:col: CODE message`` with flake8's 1-based byte column."""
-    return "".join("%s:%d:%d: %s %s\n" % (f.path, f.line, f.col + 1, f.code, f.message)
-                   for f in findings)
+    return "".join("%s:%d:%d: %s\n" % (f.path, f.line, f.col + 1, f.flake8_text()) for f in findings)
 
 
 def _paint(text: str, style: str, color: bool) -> str:
@@ -43,6 +42,12 @@ def full(findings: Iterable, color: bool = False) -> str:
             out.append("%s %s %s%s %s" % (gutter, bar, " " * start,
                                           _paint("^" * width, sev, color), _paint(f.code, sev, color)))
             out.append("%s %s" % (gutter, bar))
+        advice = f.advice
+        if advice:
+            label = "help" if f.fix is None or f.fix.applicability == "display-only" else (
+                "fix" if f.fix.applicability == "safe" else "unsafe fix")
+            out.append("%s %s %s" % (" " * len(str(max(f.line, 0))), _paint("=", _DIM, color),
+                                     "%s: %s" % (_paint(label, _BOLD, color), advice)))
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
 
