@@ -17,6 +17,7 @@ from .registry import ERROR, Diagnostic, all_rules
 STRICT_ENV = "FLAKE8_TILELANG_STRICT"
 
 
+_DIRECTIVE_HINT = re.compile(r"tilelang\s*[:=]", re.I)  # cheap: the directive's parser is in suppress
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t].*\btilelang\b", re.M)
 
 
@@ -46,7 +47,7 @@ def check_tree(
     """
     if not mentions_tilelang(lines) or not imports_tilelang(lines):
         return []
-    if file_noqa and any("tilelang:" in line or "tilelang=" in line for line in lines):
+    if file_noqa and any("noqa" in line.lower() and _DIRECTIVE_HINT.search(line) for line in lines):
         from .suppress import file_directive, suppressed_by_file_directive
 
         directive = file_directive(lines)

@@ -177,7 +177,12 @@ def _may_have_noqa(line: int, spans: Dict[int, Tuple[int, int]], lines: Sequence
     if span is None:
         return True  # not provably free of a noqa: ask the tokenizer
     first, last = span
-    return any("noqa" in lines[n - 1].lower() for n in range(first, min(last, len(lines)) + 1))
+    last = min(last, len(lines))
+    # a backslash joins the next physical line into the same token run (its
+    # comment counts, also when it belongs to no statement of its own)
+    while last < len(lines) and lines[last - 1].rstrip("\r\n").endswith("\\"):
+        last += 1
+    return any("noqa" in lines[n - 1].lower() for n in range(first, last + 1))
 
 
 def self_contained(tree: ast.Module) -> bool:

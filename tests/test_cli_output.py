@@ -341,6 +341,12 @@ NOQA_CASES = {
         "                T.barrier_all()\n", "                T.barrier_all(); y = '''\n                '''  # noqa: TLA002\n"),
     "n_brackets.py": kernel().replace(
         "                T.barrier_all()\n", "                T.barrier_all(); y = (\n                    1)  # noqa: TLA002\n"),
+    # a backslash joins a comment-only line, or a line of another statement, to the sync's token run
+    "n_backslash_comment.py": kernel().replace(
+        "                T.barrier_all()\n", "                T.barrier_all()  \\\n                    # noqa: TLA002\n"),
+    "n_backslash_next_stmt.py": kernel().replace(
+        "                T.barrier_all()\n", "                T.barrier_all() \\\n                ; z = 3  # noqa:TLA002\n"),
+    "n_directive_case.py": "# FLAKE8-TILELANG: NOQA: TLA002\n" + kernel(),
     "n_file.py": "# flake8: noqa\n" + kernel(),
     "n_file_codes.py": "# flake8: noqa: TLA001\n" + kernel(),
     "n_file_code_line.py": "x = 1  # flake8: noqa\n" + kernel(),

@@ -95,7 +95,7 @@ def render(fmt: str, findings, settings: Settings, files: int, color: bool = Fal
         return repo_relative(path, root)
 
     if fmt == "sarif":
-        return machine.to_sarif(findings, known_rules(), rel, __version__, machine.file_uri(root))
+        return machine.to_sarif(findings, known_rules(), rel, __version__, machine.file_uri(root), root)
     if fmt == "github":
         return machine.to_github(findings, rel, files)
     if fmt == "gitlab":
@@ -114,7 +114,9 @@ def cmd_check(args) -> int:
                     stdin_filename=args.stdin_filename, stdin_data=stdin_data, jobs=jobs,
                     cache_dir=_cache_dir(args, settings))
     findings = outcome.findings
-    if args.statistics:
+    for path, why in outcome.skipped:
+        sys.stderr.write("flake8-tilelang: warning: %s skipped: %s\n" % (_printable(path), why))
+    if args.statistics and fmt in ("full", "concise", "json", "json-lines"):
         from ..output.text import statistics_rows, statistics_text
 
         names = {r.code: r.name for r in known_rules()}
@@ -126,6 +128,13 @@ def cmd_check(args) -> int:
             text = statistics_text(rows)
     else:
         text = render(fmt, findings, settings, outcome.files, _color(fmt, args.output_file))
+        if args.statistics:
+            # a SARIF / GitHub / GitLab document stays one valid document: the
+            # table goes to stderr
+            from ..output.text import statistics_rows, statistics_text
+
+            names = {r.code: r.name for r in known_rules()}
+            sys.stderr.write(statistics_text(statistics_rows(findings, names)))
     _emit(text, args.output_file)
     if is_human(fmt) and not args.quiet:
         from ..output import summary_text
@@ -204,12 +213,22 @@ def cmd_rules(args) -> int:
 
 # -- config ---------------------------------------------------------------------
 
+def _printable(text: str) -> str:
+    """A path for a terminal line: control characters and undecodable bytes escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _toml_list(values) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
 def cmd_config(args) -> int:
-    settings = build_settings(args)
+    import argparse
+
+    # `--output-format` here is this command's own format, not a setting
+    settings = build_settings(argparse.Namespace(**dict(vars(args), output_format=None)))
     rules = known_rules()
     enabled = [r.code for r in rules if r.code in settings.enabled]
     disabled = [r.code for r in rules if r.code not in settings.enabled

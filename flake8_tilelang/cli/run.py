@@ -24,6 +24,7 @@ class Outcome:
     analysed: int = 0  # files that mention tilelang
     cached: int = 0
     jobs: int = 1
+    skipped: List[Tuple[str, str]] = field(default_factory=list)  # (path, why)
 
 
 def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
@@ -59,7 +60,11 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
                 files = [(d, p) for d, p in files if p != STDIN]
     elif any(p == STDIN for _, p in files):
         files = [("stdin" if p == STDIN else d, p) for d, p in files]
-    outcome = Outcome(files=len(files))
+    skipped = [(d, "Jupyter notebooks are not analysed yet") for d, p in files
+               if p != STDIN and d.lower().endswith(".ipynb")]
+    if skipped:
+        files = [(d, p) for d, p in files if p == STDIN or not d.lower().endswith(".ipynb")]
+    outcome = Outcome(files=len(files), skipped=skipped)
     todo, errors = read_inputs(files, stdin_data)
     outcome.findings.extend(errors)
     outcome.analysed = len(todo)

@@ -68,7 +68,7 @@ class PassConfig:
         """Human text naming where the switch got its state."""
         entry = self.entries.get(key)
         if entry is not None:
-            return "set at %s:%d" % (os.path.basename(entry.filename), entry.line)
+            return "set at %s:%d" % (shown_path(entry.filename, self.filename), entry.line)
         origin_line = getattr(self.origin, "lineno", None)
         if origin_line is None:
             return "not set"
@@ -104,3 +104,19 @@ class PassConfig:
 
     def with_origin(self, origin: ast.AST, desc: str, filename: str) -> "PassConfig":
         return PassConfig(dict(self.entries), self.complete, origin, desc, filename)
+
+
+def shown_path(path: str, home: str) -> str:
+    """How a message names ``path`` seen from a kernel in ``home``: the bare
+    file name when it is the same file or in the same folder, else the path
+    relative to the project root (``pkg/configs.py``), so two ``configs.py``
+    in different folders are never confused."""
+    if not path or not home or os.path.dirname(os.path.abspath(path)) == os.path.dirname(os.path.abspath(home)):
+        return os.path.basename(path)
+    from .crossmod import project_root
+
+    root = project_root(os.path.dirname(os.path.abspath(home)))
+    rel = os.path.relpath(os.path.abspath(path), root)
+    if rel.startswith(".."):
+        return os.path.basename(path)
+    return rel.replace(os.sep, "/")

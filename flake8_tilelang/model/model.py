@@ -137,7 +137,9 @@ class KernelUse:
         """``line 40`` in the kernel's file, ``utils.py:40`` in another module."""
         home = self.via[0].caller.filename if self.via else self.use.owner.filename
         if self.use.owner.filename and self.use.owner.filename != home:
-            return "%s:%d" % (os.path.basename(self.use.owner.filename), self.use.line)
+            from .config import shown_path
+
+            return "%s:%d" % (shown_path(self.use.owner.filename, home), self.use.line)
         return "line %d" % self.use.line
 
 

@@ -91,7 +91,7 @@ class SarifFormatter(_Base):
         root = self._root()
         rules = [r for r in known_rules() if r.code.startswith("TLA")]
         records = sorted(self._records, key=lambda r: (r.path, r.line, r.char_col, r.code))
-        text = to_sarif(records, rules, self._relpath(root), __version__, file_uri(root))
+        text = to_sarif(records, rules, self._relpath(root), __version__, file_uri(root), root)
         self._write(text.rstrip("\n"))
         super().stop()
 

@@ -120,8 +120,30 @@ def _external_rule(code: str, severity: str) -> Dict[str, object]:
     }
 
 
+def uri_path(path: str) -> str:
+    """A path as the path part of a URI: ``/`` separators, everything else
+    percent-encoded (spaces, ``%``, ``:`` so ``c:d.py`` is no scheme,
+    non-ASCII as UTF-8, undecodable file-name bytes as they are on disk)."""
+    from urllib.parse import quote
+
+    return quote(os.fsencode(path.replace(os.sep, "/")), safe="/")
+
+
+def artifact_location(path: str, root: str) -> Dict[str, str]:
+    """SARIF 2.1.0 ``artifactLocation``: relative to ``%SRCROOT%`` for a file
+    under ``root``, an absolute ``file://`` URI (and no base) for any other."""
+    full = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(full, root)
+    except ValueError:  # another drive
+        rel = None
+    if rel is None or rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+        return {"uri": file_uri(full, directory=False)}
+    return {"uri": uri_path(rel), "uriBaseId": "%SRCROOT%"}
+
+
 def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str], version: str,
-             root_uri: Optional[str] = None) -> str:
+             root_uri: Optional[str] = None, root: Optional[str] = None) -> str:
     table = [_sarif_rule(r) for r in rules]
     index = {r.code: i for i, r in enumerate(rules)}
     for f in findings:
@@ -138,7 +160,7 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
             region["endColumn"] = max(f.char_end_col, f.char_col + 1) if f.end_line == f.line \
                 else f.char_end_col
         location = {"physicalLocation": {
-            "artifactLocation": {"uri": relpath(f.path), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": artifact_location(f.path, root) if root else {"uri": uri_path(relpath(f.path))},
             "region": region,
         }}
         results.append({
@@ -165,13 +187,13 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
     return json.dumps(doc, indent=2) + "\n"
 
 
-def file_uri(directory: str) -> str:
-    from urllib.parse import quote
-
-    path = os.path.abspath(directory).replace(os.sep, "/")
-    if not path.startswith("/"):
-        path = "/" + path
-    return "file://" + quote(path) + ("" if path.endswith("/") else "/")
+def file_uri(path: str, directory: bool = True) -> str:
+    """``file:///abs/path/`` (a directory ends with ``/``), percent-encoded."""
+    full = os.path.abspath(path).replace(os.sep, "/")
+    if not full.startswith("/"):
+        full = "/" + full  # c:/x -> /c:/x
+    encoded = uri_path(full)
+    return "file://" + encoded + ("/" if directory and not encoded.endswith("/") else "")
 
 
 # -- github -------------------------------------------------------------------
