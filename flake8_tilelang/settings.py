@@ -356,18 +356,9 @@ def find_config(start: str) -> Optional[str]:
     ``[tool.flake8-tilelang]`` table; others are skipped like Ruff does."""
     d = os.path.abspath(start)
     while True:
-        path = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(path):
-            try:
-                with open(path, "rb") as f:
-                    raw = f.read()
-            except OSError:
-                raw = b""
-            if b"flake8-tilelang" in raw:
-                data = _load_toml(path)
-                tool = data.get("tool")
-                if isinstance(tool, dict) and SECTION in tool:
-                    return path
+        found = _config_here(d)
+        if found is not None:
+            return found
         parent = os.path.dirname(d)
         if parent == d:
             return None
@@ -394,14 +385,24 @@ def _type(value) -> str:
             dict: "a table", list: "a list"}.get(type(value), type(value).__name__)
 
 
-def read_config(path: str, codes: Sequence[str]) -> Dict[str, object]:
-    """Validated ``[tool.flake8-tilelang]`` table of ``path``, keys with dashes."""
+def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict[str, object]:
+    """Validated ``[tool.flake8-tilelang]`` table of ``path``, keys with dashes.
+
+    ``explicit`` (``--config FILE``): a ``pyproject.toml`` without the table
+    is an error; any other TOML file may hold the keys at its top level, like
+    ``ruff.toml`` (or the same table)."""
     data = _load_toml(path)
     tool = data.get("tool", {})
     table = tool.get(SECTION) if isinstance(tool, dict) else None
+    where0 = "%s: [tool.%s]" % (path, SECTION)
+    if table is None and explicit:
+        if os.path.basename(path) == "pyproject.toml":
+            raise ConfigError("%s has no [tool.%s] table (a pyproject.toml given to --config must "
+                              "have one)" % (path, SECTION))
+        table = {k: v for k, v in data.items() if k != "tool"}
+        where0 = path
     if table is None:
         return {}
-    where0 = "%s: [tool.%s]" % (path, SECTION)
     if not isinstance(table, dict):
         raise ConfigError("%s must be a table, got %s" % (where0, _type(table)))
     out: Dict[str, object] = {}
@@ -458,25 +459,32 @@ def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
     return tuple(entries)
 
 
-def build_settings(args, cwd: Optional[str] = None) -> Settings:
+_FIND = object()
+
+
+def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settings:
     """Settings from the config file and the parsed command-line ``args``
     (attributes: config, isolated, select, extend_select, ignore,
     extend_ignore, per_file_ignores, exclude, extend_exclude, output_format,
-    report_unused_noqa, disable_noqa; any may be missing)."""
+    report_unused_noqa, disable_noqa; any may be missing). The config file
+    is ``--config``, else ``config_path`` when given, else the nearest
+    ``pyproject.toml`` with a ``[tool.flake8-tilelang]`` table above ``cwd``."""
     cwd = os.path.abspath(cwd or os.getcwd())
     rules = {r.code: r for r in known_rules()}
     codes = selectable_codes(rules.values())
 
-    config_path = None
     conf: Dict[str, object] = {}
     explicit_config = getattr(args, "config", None)
     if explicit_config:
         if not os.path.isfile(explicit_config):
             raise ConfigError("--config: %s: no such file" % explicit_config)
         config_path = os.path.abspath(explicit_config)
-        conf = read_config(config_path, codes)
-    elif not getattr(args, "isolated", False):
-        config_path = find_config(cwd)
+        conf = read_config(config_path, codes, explicit=True)
+    elif getattr(args, "isolated", False):
+        config_path = None
+    else:
+        if config_path is _FIND:
+            config_path = find_config(cwd)
         if config_path:
             conf = read_config(config_path, codes)
     root = os.path.dirname(config_path) if config_path else cwd
@@ -538,3 +546,68 @@ def build_settings(args, cwd: Optional[str] = None) -> Settings:
         disable_noqa=bool(getattr(args, "disable_noqa", False)),
         enabled=enabled,
     )
+
+
+class SettingsFinder:
+    """Settings per file, Ruff's rule: the closest ``pyproject.toml`` with a
+    ``[tool.flake8-tilelang]`` table above the file decides (its
+    ``per-file-ignores`` and excludes relative to its own folder), the
+    command-line flags override every one of them; ``--config`` and
+    ``--isolated`` use one set for every file. ``base`` is the set for the
+    working directory (output format, discovery of the named paths)."""
+
+    def __init__(self, args, cwd: Optional[str] = None):
+        self.args = args
+        self.cwd = os.path.abspath(cwd or os.getcwd())
+        self.base = build_settings(args, self.cwd)
+        self.fixed = bool(getattr(args, "config", None) or getattr(args, "isolated", False))
+        self._by_config: Dict[Optional[str], Settings] = {self.base.config_path: self.base}
+        self._config_of_dir: Dict[str, Optional[str]] = {}
+
+    def _config_for_dir(self, directory: str) -> Optional[str]:
+        chain = []
+        d = directory
+        found: Optional[str] = None
+        while True:
+            if d in self._config_of_dir:
+                found = self._config_of_dir[d]
+                break
+            chain.append(d)
+            path = _config_here(d)
+            if path is not None:
+                found = path
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+        for c in chain:
+            self._config_of_dir[c] = found
+        return found
+
+    def for_path(self, path: str) -> Settings:
+        if self.fixed or path == "-":
+            return self.base
+        config = self._config_for_dir(os.path.dirname(os.path.abspath(path)))
+        settings = self._by_config.get(config)
+        if settings is None:
+            settings = build_settings(self.args, self.cwd, config_path=config)
+            self._by_config[config] = settings
+        return settings
+
+
+def _config_here(directory: str) -> Optional[str]:
+    """``directory/pyproject.toml`` when it has a ``[tool.flake8-tilelang]`` table."""
+    path = os.path.join(directory, "pyproject.toml")
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(4 * 1024 * 1024)
+    except OSError:
+        return None
+    if b"flake8-tilelang" not in raw:
+        return None
+    data = _load_toml(path)
+    tool = data.get("tool")
+    return path if isinstance(tool, dict) and SECTION in tool else None

@@ -231,3 +231,74 @@ def test_a_config_in_another_folder_is_named_by_its_project_path(tmp_path):
     (tmp_path / "b" / "k.py").write_text(kernel)
     found = [d for d in lint_file(str(tmp_path / "b" / "k.py")) if d.code == "TLA002"]
     assert found and "set at a/configs.py:2" in found[0].message
+
+
+# -- settings per file (Ruff's closest-config rule) ----------------------------------
+
+@pytest.fixture
+def nested(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.flake8-tilelang]\nextend-ignore = ["TLA001"]\n')
+    (tmp_path / "top.py").write_text(KERNEL)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "pyproject.toml").write_text(
+        '[tool.flake8-tilelang]\nignore = ["TLA002"]\nextend-exclude = ["gen"]\n'
+        '[tool.flake8-tilelang.per-file-ignores]\n"legacy_*.py" = ["TLA001"]\n')
+    (sub / "k.py").write_text(KERNEL)
+    (sub / "legacy_k.py").write_text(KERNEL)
+    (sub / "gen").mkdir()
+    (sub / "gen" / "g.py").write_text(KERNEL)
+    plain = tmp_path / "plain"  # a pyproject without our table is skipped
+    plain.mkdir()
+    (plain / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (plain / "p.py").write_text(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _codes(out):
+    return sorted((line.split(":")[0][2:] if line.startswith("./") else line.split(":")[0], line.split()[1])
+                  for line in out.splitlines())
+
+
+def test_each_file_uses_its_closest_configured_pyproject(nested, capsys):
+    code, out, _ = run(["check", "--no-cache", "--output-format", "concise", "."], capsys)
+    assert _codes(out) == [
+        ("plain/p.py", "TLA002"),  # the root config: TLA001 ignored
+        ("sub/k.py", "TLA001"),  # sub's config: TLA002 ignored, TLA001 on again
+        ("top.py", "TLA002"),
+    ]  # sub/legacy_k.py: per-file-ignores relative to sub; sub/gen: sub's exclude
+
+
+def test_a_named_file_uses_its_own_config_wherever_the_command_runs(nested, capsys, monkeypatch):
+    _, out, _ = run(["check", "--no-cache", "--output-format", "concise", "sub/k.py"], capsys)
+    assert _codes(out) == [("sub/k.py", "TLA001")]
+    monkeypatch.chdir(nested / "plain")
+    _, out, _ = run(["check", "--no-cache", "--output-format", "concise", "../sub/k.py", "p.py"], capsys)
+    assert _codes(out) == [("../sub/k.py", "TLA001"), ("p.py", "TLA002")]
+
+
+def test_command_line_flags_override_every_config(nested, capsys):
+    _, out, _ = run(["check", "--no-cache", "--output-format", "concise", "--select", "TLA002", "."], capsys)
+    # --select replaces every config's `select`; sub's own `ignore` still holds there
+    assert _codes(out) == [("plain/p.py", "TLA002"), ("top.py", "TLA002")]
+    _, out, _ = run(["check", "--no-cache", "--output-format", "concise", "--ignore", "TLA001", "."], capsys)
+    # --ignore replaces every config's `ignore`
+    assert _codes(out) == [("plain/p.py", "TLA002"), ("sub/k.py", "TLA002"), ("sub/legacy_k.py", "TLA002"),
+                           ("top.py", "TLA002")]
+    # --isolated: no config anywhere
+    _, out, _ = run(["check", "--no-cache", "--isolated", "--output-format", "concise", "top.py"], capsys)
+    assert {c for _, c in _codes(out)} == {"TLA001", "TLA002"}
+
+
+def test_an_explicit_config_must_be_a_configuration(nested, capsys):
+    (nested / "other").mkdir()
+    (nested / "other" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    code, _, err = run(["check", "--no-cache", "--config", "other/pyproject.toml", "top.py"], capsys)
+    assert code == 2 and "other/pyproject.toml has no [tool.flake8-tilelang] table" in err
+    (nested / "tla.toml").write_text('ignore = ["TLA001", "TLA002"]\n')  # ruff.toml style
+    code, out, _ = run(["check", "--no-cache", "--config", "tla.toml", "--output-format", "concise", "."], capsys)
+    assert code == 0 and out == ""
+    (nested / "typo.toml").write_text('ignor = ["TLA001"]\n')
+    code, _, err = run(["check", "--no-cache", "--config", "typo.toml", "top.py"], capsys)
+    assert code == 2 and "unknown key 'ignor'" in err and "typo.toml" in err

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 
 from .. import __version__
 from ..settings import (ALWAYS_REPORTED, CACHE_DIR_NAME, DEFAULT_EXCLUDE, ConfigError, Settings,
-                        build_settings, known_rules)
+                        SettingsFinder, build_settings, known_rules)
 from . import fail_code, is_human
 
 
@@ -106,13 +106,14 @@ def render(fmt: str, findings, settings: Settings, files: int, color: bool = Fal
 def cmd_check(args) -> int:
     from .run import check
 
-    settings = build_settings(args)
+    finder = SettingsFinder(args)
+    settings = finder.base
     fmt = args.output_format or settings.output_format
     jobs = _jobs(args.jobs)
     stdin_data = _stdin(args)
     outcome = check(_paths(args), settings, force_exclude=args.force_exclude,
                     stdin_filename=args.stdin_filename, stdin_data=stdin_data, jobs=jobs,
-                    cache_dir=_cache_dir(args, settings))
+                    cache_dir=_cache_dir(args, settings), finder=finder)
     findings = outcome.findings
     for path, why in outcome.skipped:
         sys.stderr.write("flake8-tilelang: warning: %s skipped: %s\n" % (_printable(path), why))
@@ -285,12 +286,13 @@ def cmd_kernels(args) -> int:
     from .discover import STDIN, discover
     from .run import check, read_inputs
 
-    settings = build_settings(args)
+    finder = SettingsFinder(args)
+    settings = finder.base
     stdin_data = _stdin(args)
     paths = _paths(args)
     outcome = check(paths, settings, force_exclude=args.force_exclude,
                     stdin_filename=args.stdin_filename, stdin_data=stdin_data,
-                    jobs=_jobs(args.jobs), cache_dir=None)
+                    jobs=_jobs(args.jobs), cache_dir=None, finder=finder)
     by_path: Dict[str, list] = {}
     for f in outcome.findings:
         by_path.setdefault(f.path, []).append(f)

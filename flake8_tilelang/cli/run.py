@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from ..settings import IO_ERROR, Settings
+from ..settings import IO_ERROR, Settings, SettingsFinder
 from ..pipeline import MARKER, FileResult, Finding, lint_source, simple
 from .discover import STDIN, discover
 
@@ -49,7 +49,10 @@ def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
 
 def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
           stdin_filename: Optional[str] = None, stdin_data: Optional[bytes] = None,
-          jobs: Optional[int] = None, cache_dir: Optional[str] = None) -> Outcome:
+          jobs: Optional[int] = None, cache_dir: Optional[str] = None,
+          finder: Optional[SettingsFinder] = None) -> Outcome:
+    """``settings`` are the working directory's (discovery); ``finder``
+    gives each file its own (the closest configured pyproject.toml)."""
     files = discover(paths, settings, force_exclude)
     if stdin_filename is not None:
         files = [(stdin_filename if p == STDIN else d, p) for d, p in files]
@@ -64,35 +67,60 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
                if p != STDIN and d.lower().endswith(".ipynb")]
     if skipped:
         files = [(d, p) for d, p in files if p == STDIN or not d.lower().endswith(".ipynb")]
+    own = {}  # display -> Settings, when a nested config decides for that file
+    if finder is not None:
+        named = {os.path.normcase(os.path.abspath(p)) for p in paths or () if p != STDIN}
+        kept = []
+        for display, path in files:
+            mine = finder.for_path(display)
+            if mine is not settings:
+                own[display] = mine
+                from .discover import Excluder
+
+                # a nested config's excludes apply below it, like Ruff's
+                if (force_exclude or os.path.normcase(os.path.abspath(display)) not in named) \
+                        and path != STDIN and Excluder(mine).path(display):
+                    continue
+            kept.append((display, path))
+        files = kept
     outcome = Outcome(files=len(files), skipped=skipped)
     todo, errors = read_inputs(files, stdin_data)
     outcome.findings.extend(errors)
     outcome.analysed = len(todo)
 
-    cache = None
-    if cache_dir and todo:
-        from .cache import Cache
-
-        cache = Cache(cache_dir, settings.fingerprint())
+    table: List[Settings] = [settings]  # every distinct Settings, for the workers
+    index = {id(settings): 0}
+    for mine in own.values():
+        if id(mine) not in index:
+            index[id(mine)] = len(table)
+            table.append(mine)
+    caches = {}
     from_stdin = {d for d, p in files if p == STDIN}
     keys = {}
-    pending: List[Tuple[str, bytes]] = []
+    pending: List[Tuple[str, bytes, int]] = []
     for display, data in todo:
-        if cache is not None and display not in from_stdin:
+        which = index[id(own.get(display, settings))]
+        if cache_dir and display not in from_stdin:
+            cache = caches.get(which)
+            if cache is None:
+                from .cache import Cache
+
+                cache = caches[which] = Cache(cache_dir, table[which].fingerprint())
             key = cache.key(display, data)
             hit = cache.get(key)
             if hit is not None:
                 outcome.findings.extend(hit)
                 continue
-            keys[display] = key
-        pending.append((display, data))
-    outcome.cached = cache.hits if cache is not None else 0
+            keys[display] = (cache, key)
+        pending.append((display, data, which))
+    outcome.cached = sum(c.hits for c in caches.values())
 
-    results, outcome.jobs = _run(pending, settings, jobs)
-    for (display, _), result in zip(pending, results):
+    results, outcome.jobs = _run(pending, table, jobs)
+    for (display, _, _), result in zip(pending, results):
         outcome.findings.extend(result.findings)
-        if cache is not None and result.cacheable and display in keys:
-            cache.put(keys[display], result.findings)
+        if result.cacheable and display in keys:
+            cache, key = keys[display]
+            cache.put(key, result.findings)
     outcome.findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return outcome
 
@@ -104,32 +132,30 @@ def _auto_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _run(pending: List[Tuple[str, bytes]], settings: Settings, jobs: Optional[int]):
+def _run(pending: List[Tuple[str, bytes, int]], table: List[Settings], jobs: Optional[int]):
     n = _auto_jobs() if not jobs else jobs
     n = min(n, len(pending))
-    total = sum(len(d) for _, d in pending)
+    total = sum(len(item[1]) for item in pending)
     if n <= 1 or (jobs is None and (len(pending) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES)):
-        return [lint_source(d, data, settings) for d, data in pending], 1
+        return [lint_source(d, data, table[i]) for d, data, i in pending], 1
     try:
-        return _parallel(pending, settings, n), n
+        return _parallel(pending, table, n), n
     except (OSError, ImportError, NotImplementedError):  # no working multiprocessing here
-        return [lint_source(d, data, settings) for d, data in pending], 1
+        return [lint_source(d, data, table[i]) for d, data, i in pending], 1
 
 
-_SETTINGS: Optional[Settings] = None
+_SETTINGS: List[Settings] = []
 
 
-def _init_worker(settings: Settings) -> None:
-    global _SETTINGS
-    _SETTINGS = settings
+def _init_worker(table: List[Settings]) -> None:
+    _SETTINGS[:] = table
 
 
-def _work(item: Tuple[str, bytes]) -> FileResult:
-    assert _SETTINGS is not None
-    return lint_source(item[0], item[1], _SETTINGS)
+def _work(item: Tuple[str, bytes, int]) -> FileResult:
+    return lint_source(item[0], item[1], _SETTINGS[item[2]])
 
 
-def _parallel(pending: List[Tuple[str, bytes]], settings: Settings, n: int) -> List[FileResult]:
+def _parallel(pending: List[Tuple[str, bytes, int]], table: List[Settings], n: int) -> List[FileResult]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -148,10 +174,10 @@ def _parallel(pending: List[Tuple[str, bytes]], settings: Settings, n: int) -> L
     results: List[Optional[FileResult]] = [None] * len(pending)
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(settings,)) as pool:
+                                 initargs=(table,)) as pool:
             for i, result in zip(order, pool.map(_work, [pending[i] for i in order], chunksize=chunk)):
                 results[i] = result
     except BrokenProcessPool:
         pass  # a worker died (killed, out of memory): finish the rest here
-    return [r if r is not None else lint_source(pending[i][0], pending[i][1], settings)
+    return [r if r is not None else lint_source(pending[i][0], pending[i][1], table[pending[i][2]])
             for i, r in enumerate(results)]
