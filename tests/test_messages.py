@@ -1,0 +1,39 @@
+"""Message text: values copied from the source stay on one line, advice is help text."""
+from helpers import lint
+
+NPU = '''
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(pass_configs={%s: True})
+def build():
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float16")):
+        with T.Kernel(8, is_npu=True) as (cid, vid):
+            with T.Scope(%s):
+                T.barrier_all()
+    return main
+'''
+
+
+def _one_line(d):
+    text = d.flake8_text()
+    assert "\n" not in text and "\r" not in text, text
+    assert not any(ord(ch) < 32 or ord(ch) == 127 for ch in text), text
+    return text
+
+
+def test_key_with_newline_is_quoted():
+    found = [d for d in lint(NPU % (r'"tl.ascend_auto_sync\n::error::x"', '"V"')) if d.code == "TLA050"]
+    assert len(found) == 1
+    text = _one_line(found[0])
+    assert found[0].message.startswith("pass config key 'tl.ascend_auto_sync\\n::error::x' is not registered")
+    assert text.startswith("TLA050 pass config key 'tl.ascend_auto_sync\\n::error::x'")
+
+
+def test_enum_name_from_a_string_is_quoted():
+    source = NPU % ('getattr(tilelang.PassConfigKey, "TL_ASCEND_AUTO\\nSYNC")', '"V"')
+    found = [d for d in lint(source) if d.code == "TLA050"]
+    assert len(found) == 1
+    _one_line(found[0])
+    assert found[0].message.startswith("PassConfigKey member 'TL_ASCEND_AUTO\\nSYNC' does not exist")
