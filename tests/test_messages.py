@@ -37,3 +37,21 @@ def test_enum_name_from_a_string_is_quoted():
     assert len(found) == 1
     _one_line(found[0])
     assert found[0].message.startswith("PassConfigKey member 'TL_ASCEND_AUTO\\nSYNC' does not exist")
+
+
+def test_scope_name_with_escape_is_quoted():
+    found = [d for d in lint(NPU % ('"tl.ascend_auto_sync"', r'"V\x1b[31m"')) if d.code == "TLA030"]
+    assert len(found) == 1
+    text = _one_line(found[0])
+    assert found[0].message == ("`T.Scope('V\\x1b[31m')` silently selects the Cube core: only the exact "
+                                'string "V" selects Vector')
+    assert found[0].help == 'Use `T.Scope("V")`'
+    assert text.endswith('; use `T.Scope("V")`')
+
+
+def test_pipe_name_with_newline_is_quoted():
+    source = NPU.replace("T.barrier_all()", r'T.pipe_barrier("mte2\nx")') % ('"tl.ascend_auto_sync"', '"V"')
+    found = [d for d in lint(source) if d.code == "TLA033"]
+    assert len(found) == 1
+    _one_line(found[0])
+    assert "uses invalid pipe 'mte2\\nx':" in found[0].message
