@@ -103,10 +103,10 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
             for use in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config):
                 if combine:
                     severity, consequence = ERROR, (
-                        "CombineCV numbers its own flags from 0 too (a wait can take the wrong signal, or hang)")
+                        "CombineCV's own flags reuse the same IDs (wrong signal or hang)")
                 else:
                     severity, consequence = WARNING, (
-                        "without %s the switch does nothing, and the config contradicts the code" % _COMBINE)
+                        "without %s the switch does nothing (the config contradicts the code)" % _COMBINE)
                 yield report(
                     use,
                     "hand-written `T.%s`%s while %s: %s" % (
@@ -235,7 +235,7 @@ def sync_all_under_cv_combine(model) -> Iterator[Report]:
             for use in kernel.uses_of("sync_all", config=config):
                 yield report(
                     use,
-                    "`T.sync_all()`%s while %s crashes CombineCV at compile time (IndexError: it has no "
-                    "pipe argument)" % (use.via_text(), config.describe(C.AUTO_CV_COMBINE)),
+                    "`T.sync_all()`%s while %s crashes CombineCV at compile time (IndexError)" % (
+                        use.via_text(), config.describe(C.AUTO_CV_COMBINE)),
                     help="Turn COMBINE off and use explicit T.Scope blocks",
                 )

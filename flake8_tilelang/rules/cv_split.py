@@ -87,10 +87,10 @@ def unscoped_cv_ops_without_combine(model) -> Iterator[Report]:
         other = next(u for u, s in ops if s != side)
         yield report(
             first,
-            "%s%s is %s work outside any T.Scope, and so is %s work (%s, line %d), while %s: "
-            "both cores run everything (build failure or illegal instruction)" % (
-                first.describe(), first.via_text(), _SIDE[side], _SIDE["V" if side == "C" else "C"],
-                other.describe(), other.line, config.describe(C.AUTO_CV_COMBINE)),
+            "%s%s does %s work and %s at line %d %s work, outside any T.Scope, while %s: each core "
+            "runs both (build failure or illegal instruction)" % (
+                first.describe(), first.via_text(), _SIDE[side], other.describe(), other.line,
+                _SIDE["V" if side == "C" else "C"], config.describe(C.AUTO_CV_COMBINE)),
             help='Turn %s on, or wrap the ops in `T.Scope("C")` / `T.Scope("V")`' % _COMBINE,
         )
 
@@ -143,8 +143,7 @@ def unscoped_single_side_without_combine(model) -> Iterator[Report]:
         first, side = ops[0]
         yield report(
             first,
-            "%s%s is %s work outside any T.Scope while %s: it is emitted for both cores, which "
-            "compilers since #1753 reject" % (first.describe(), first.via_text(), _SIDE[side],
-                                              config.describe(C.AUTO_CV_COMBINE)),
+            "%s%s does %s work outside any T.Scope while %s: emitted for both cores, rejected since "
+            "#1753" % (first.describe(), first.via_text(), _SIDE[side], config.describe(C.AUTO_CV_COMBINE)),
             help='Turn %s on, or wrap it in `T.Scope("%s")`' % (_COMBINE, side),
         )

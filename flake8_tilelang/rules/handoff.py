@@ -69,7 +69,7 @@ def cross_side_copy_needs_auto_cv(model) -> Iterator[Report]:
                             config.describe(C.AUTO_CV_COMBINE))
                     yield report(
                         use,
-                        "`T.copy` from %s to %s crosses Cube/Vector through a GM workspace, but %s" % (
+                        "`T.copy` from %s to %s crosses cores through a GM workspace while %s" % (
                             _kind(src), _kind(dst), why),
                         help="Turn on TL_ASCEND_AUTO_CV_COMBINE and TL_ASCEND_AUTO_CV_SYNC",
                         severity=ERROR if combine else WARNING,
@@ -215,8 +215,8 @@ def cross_core_pipeline_without_auto_cv(model) -> Iterator[Report]:
         for loop in loops:
             yield report(
                 loop,
-                "this T.Pipelined loop%s pipelines Cube and Vector work, but %s: nothing synchronises "
-                "the handoffs CrossCorePipeline creates" % (loop.via_text(), off),
+                "Cube+Vector T.Pipelined loop%s while %s: nothing synchronises the handoffs "
+                "CrossCorePipeline creates" % (loop.via_text(), off),
                 help="Turn on TL_ASCEND_AUTO_CV_COMBINE and TL_ASCEND_AUTO_CV_SYNC, or drop `num_stages`",
             )
 

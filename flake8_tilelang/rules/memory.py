@@ -89,8 +89,8 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Report]:
                     if _overlap(kernel, name, offset, other, other_offset):
                         yield report(
                             use,
-                            "`%s` and `%s` are annotated to overlapping %s addresses while %s: the planner "
-                            "aborts with \"memory allocate conflict\" when both are live"
+                            "`%s` and `%s` have overlapping %s annotations while %s: the planner aborts "
+                            "(\"memory allocate conflict\") when both are live"
                             % (other, name, _KIND_NAME[kind], config.describe(C.MEMORY_PLANNING)),
                             help="Give them disjoint ranges, or turn TL_ASCEND_MEMORY_PLANNING off",
                         )
