@@ -55,3 +55,41 @@ def test_pipe_name_with_newline_is_quoted():
     assert len(found) == 1
     _one_line(found[0])
     assert "uses invalid pipe 'mte2\\nx':" in found[0].message
+
+
+def _every_finding():
+    """Every rule's findings over the fixtures and the docs examples, all codes on."""
+    import ast
+    import glob
+    import os
+
+    from flake8_tilelang.engine import check_tree
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = sorted(glob.glob(os.path.join(root, "fixtures", "**", "*.py"), recursive=True))
+    paths += sorted(glob.glob(os.path.join(root, "flake8_tilelang", "rules", "examples", "*.py")))
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+        for d in check_tree(ast.parse(source), source.splitlines(True), path, wanted=lambda code: True):
+            yield path, d
+
+
+def test_every_finding_is_a_short_finding_plus_help():
+    import statistics
+
+    seen, lengths = set(), []
+    for path, d in _every_finding():
+        where = "%s:%d %s" % (path, d.line, d.code)
+        seen.add(d.code)
+        lengths.append(len(d.message))
+        # the message states the finding; what to do is the help text, an imperative
+        # sentence: capitalised, no trailing period
+        assert d.help, where
+        assert d.help[0].isupper() and not d.help.endswith("."), (where, d.help)
+        assert not d.message.endswith("."), (where, d.message)
+        assert d.help.lower() not in d.message.lower(), (where, d.message)
+        assert (d.end_line, d.end_col) > (d.line, d.col), where
+        _one_line(d)
+    assert len(seen) >= 30
+    assert statistics.median(lengths) <= 140, statistics.median(lengths)
