@@ -93,3 +93,16 @@ def test_every_finding_is_a_short_finding_plus_help():
         _one_line(d)
     assert len(seen) >= 30
     assert statistics.median(lengths) <= 140, statistics.median(lengths)
+
+
+def test_launch_finding_stays_on_the_with_line_and_ends_at_the_call():
+    source = NPU.replace("        with T.Kernel(8, is_npu=True) as (cid, vid):\n",
+                         "        with (\n            T.Kernel(8, 2, threads=128, is_npu=True) as cid,\n        ):\n")
+    source = source % ('"tl.ascend_auto_sync"', '"V"')
+    found = [d for d in lint(source) if d.code == "TLA021"]
+    assert len(found) == 1
+    d = found[0]
+    # the statement's first line (where `# noqa` goes), the call's column, the call's end
+    assert (d.line, d.col, d.end_line, d.end_col) == (9, 12, 10, 52)
+    assert d.message == ("invalid NPU launch, 2 grid arguments (an NPU launch takes exactly one) and "
+                         "threads=128 (must be 1 or 2 on the NPU): building the kernel fails with an assertion")
