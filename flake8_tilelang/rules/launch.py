@@ -301,9 +301,9 @@ def threads2_explicit_workspace(model) -> Iterator[Report]:
             what = "parameter `%s`" % params[0] if params else "`workspace_idx`"
             yield report(
                 _at(launch),
-                "threads=2 kernel with an explicit GM workspace (%s): two GM round trips where the "
-                "Developer form moves data on chip" % what,
-                help="Drop the workspace and copy between on-chip buffers directly",
+                "threads=2 kernel with an explicit GM workspace (%s): two GM round trips for data the "
+                "compiler can move on chip" % what,
+                help="Drop the workspace and copy between on-chip buffers",
                 end_at=launch.call,
             )
 

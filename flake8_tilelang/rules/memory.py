@@ -223,7 +223,7 @@ def expert_alloc_in_developer_kernel(model) -> Iterator[Report]:
         if first is not None:
             yield report(
                 first,
-                "Expert allocation `T.%s` in a Developer kernel (all four switches on) fixes the memory "
-                "the compiler would choose" % first.prim,
-                help="Use `T.alloc_shared` / `T.alloc_fragment` and let the compiler choose",
+                "`T.%s` in a Developer kernel (all four switches on) fixes a memory the compiler would "
+                "choose" % first.prim,
+                help="Use `T.alloc_shared` / `T.alloc_fragment`",
             )
