@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import Iterator, Set, Tuple
 
 from .. import constants as C
-from ..registry import ERROR, INFO, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, INFO, report, rule
+from ._text import name as _name, quoted
 
 _ENUM_NAMES = sorted(C.PASS_CONFIG_ENUM)
 _RAW_KEYS = sorted(C.KNOWN_KEYS)
@@ -33,7 +35,7 @@ def _entries(model) -> Iterator[Tuple[object, object]]:
 Reports a `PassConfigKey.<NAME>` member that does not exist, and a raw-string
 key in TileLang's own `tl.` namespace that is not registered (for example a
 typo, or `"tl.dynamic_vectorize_size_bits"`, which the jit docstrings mention
-but nothing registers). The message offers the nearest valid key. Raw keys of
+but nothing registers). The help text offers the nearest valid key. Raw keys of
 other namespaces (`tir.`, `cuda.`, ...) belong to TVM and are not judged.
 `tl.ascend_auto_sync_vs` (added after PR #1346) is accepted.
 """,
@@ -43,7 +45,7 @@ unknown key aborts the compile with `AttributeError: Invalid config option
 '<key>' candidates are: ...`. A misspelt enum member fails even earlier, with
 an `AttributeError` on `PassConfigKey` when the module is imported.
 """,
-    fix="Use the key the message suggests (the registered spelling).",
+    fix="Use the key the help text suggests (the registered spelling).",
     known_false_positives="""
 A key registered by a newer TileLang-Ascend than the one this rule knows;
 `# noqa: TLA050` it and tell us. Files with no sign of TileLang-Ascend (no NPU
@@ -55,42 +57,43 @@ TileLang registers other keys.
 - `tilelang/jit/__init__.py:75` (documents the unregistered `tl.dynamic_vectorize_size_bits`)
 """,
 )
-def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
+def unknown_pass_config_key(model) -> Iterator[Report]:
     if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
         return
     # every enum member written anywhere in the file: a bad one fails on import
     for node, name in model.config_key_refs:
         if name in C.PASS_CONFIG_ENUM:
             continue
-        near = _close(name, _ENUM_NAMES, n=1)
-        hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
-        yield Diagnostic(
-            "TLA050", node.lineno, node.col_offset,  # type: ignore[attr-defined]
-            "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError%s"
-            % (name, hint),
-            ERROR,
+        yield report(
+            node,
+            "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError" % name,
+            help=_enum_help(name),
         )
     for _, entry in _entries(model):
         key = entry.key
         if key.startswith("PassConfigKey.") and not isinstance(getattr(entry.node, "attr", None), str):
             # getattr(PassConfigKey, "NAME") or a comprehension over names
             name = key.split(".", 1)[1]
-            near = _close(name, _ENUM_NAMES, n=1)
-            hint = "; did you mean `PassConfigKey.%s`?" % near[0] if near else ""
-            yield Diagnostic(
-                "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
-                "`PassConfigKey.%s` does not exist: compiling fails with AttributeError%s" % (name, hint),
-                ERROR,
+            yield report(
+                entry.node,
+                "PassConfigKey member %s does not exist: compiling fails with AttributeError" % _name(name),
+                help=_enum_help(name),
             )
         elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
             near = _close(key, _RAW_KEYS, n=1)
-            hint = "; did you mean \"%s\"?" % near[0] if near else ""
-            yield Diagnostic(
-                "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
-                "pass config key \"%s\" is not registered: the compile aborts with "
-                "`AttributeError: Invalid config option`%s" % (key, hint),
-                ERROR,
+            yield report(
+                entry.node,
+                "pass config key %s is not registered: the compile aborts with "
+                "`AttributeError: Invalid config option`" % quoted(key),
+                help="Use `%s`" % near[0] if near else "Use a key registered in `PassConfigKey`, or remove it",
             )
+
+
+def _enum_help(name: str) -> str:
+    near = _close(name, _ENUM_NAMES, n=1)
+    if near:
+        return "Use `PassConfigKey.%s`" % near[0]
+    return "Use a member of `PassConfigKey`, or remove the key"
 
 
 @rule(
@@ -114,7 +117,7 @@ would not even mean false.
     known_false_positives="None known.",
     references="TVM `PassConfigManager::Legalize`; rules-reference §a.3.",
 )
-def non_bool_pass_config_value(model) -> Iterator[Diagnostic]:
+def non_bool_pass_config_value(model) -> Iterator[Report]:
     if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
         return
     for _, entry in _entries(model):
@@ -123,14 +126,17 @@ def non_bool_pass_config_value(model) -> Iterator[Diagnostic]:
         raw = entry.raw
         if isinstance(raw, bool) or (type(raw) is int):
             continue
-        kind = "None" if raw is None else type(raw).__name__
-        shown = repr(raw) if not isinstance(raw, (list, tuple, dict)) else kind
-        node = entry.value_node or entry.node
-        yield Diagnostic(
-            "TLA051", node.lineno, node.col_offset,  # type: ignore[attr-defined]
-            "%s is set to %s (%s): TVM expects a boolean and the compile aborts; write True or False"
-            % (C.SWITCH_ENUM.get(entry.key, "\"%s\"" % entry.key), shown, kind),
-            ERROR,
+        if raw is None:
+            shown = "None"
+        elif isinstance(raw, (list, tuple, dict)):
+            shown = "a %s" % type(raw).__name__
+        else:
+            shown = "%s (%s)" % (quoted(raw, 40), type(raw).__name__)
+        yield report(
+            entry.value_node or entry.node,
+            "%s is set to %s, not a boolean: the compile aborts"
+            % (C.SWITCH_ENUM.get(entry.key, quoted(entry.key)), shown),
+            help="Write True or False",
         )
 
 
@@ -160,16 +166,15 @@ keys are inert was read from the compiler source, not measured [inferred].
     references="rules-reference §a.2; `tilelang/engine/phase.py:49-112` (the Ascend pass list).",
     default_enabled=False,
 )
-def inert_pass_config(model) -> Iterator[Diagnostic]:
+def inert_pass_config(model) -> Iterator[Report]:
     if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
         return
     for _, entry in _entries(model):
         if entry.key in C.INERT_KEYS:
-            yield Diagnostic(
-                "TLA052", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
-                "pass config \"%s\" has no effect on the Ascend pipeline (no pass reads it); remove it"
-                % entry.key,
-                INFO,
+            yield report(
+                entry.node,
+                "pass config %s has no effect on the Ascend pipeline: no pass reads it" % quoted(entry.key),
+                help="Remove the key",
             )
     by_entry = {}
     for site in model.sites:
@@ -183,13 +188,18 @@ def inert_pass_config(model) -> Iterator[Diagnostic]:
         if not kernels or any(s.kernels == [] for s in sites):
             continue
         if all(_pure_vector(k) for k in kernels):
-            yield Diagnostic(
-                "TLA052", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
+            yield report(
+                entry.node,
                 "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
-                "Cube work, so there is no Cube->Vector handoff; remove the key" % ", ".join(
-                    sorted({k.display_name for k in kernels})),
-                INFO,
+                "Cube work" % _names(sorted({k.display_name for k in kernels})),
+                help="Remove the key",
             )
+
+
+def _names(names, limit=3) -> str:
+    if len(names) > limit:
+        return "%s and %d more" % (", ".join(names[:limit]), len(names) - limit)
+    return ", ".join(names)
 
 
 def _pure_vector(kernel) -> bool:
@@ -224,18 +234,15 @@ rule only looks at the lexical `with`.
     references="`tilelang/engine/lower.py:193-233`; tile-ai/tilelang-ascend #1816, #1824.",
     default_enabled=False,
 )
-def lower_without_pass_context(model) -> Iterator[Diagnostic]:
+def lower_without_pass_context(model) -> Iterator[Report]:
     if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
         return
     for site in model.sites:
         if site.site.kind == "lower" and site.site.pass_context is None:
-            node = site.site.node
-            yield Diagnostic(
-                "TLA053", node.lineno, node.col_offset,  # type: ignore[attr-defined]
-                "`tilelang.lower(...)` outside any PassContext compiles with every TL_ASCEND_* switch "
-                "off; wrap it in `with tvm.transform.PassContext(config=...)` if you meant the jit "
-                "configs",
-                INFO,
+            yield report(
+                site.site.node,
+                "`tilelang.lower(...)` outside any PassContext compiles with every TL_ASCEND_* switch off",
+                help="Wrap it in `with tvm.transform.PassContext(config=...)` if you meant the jit configs",
             )
 
 

@@ -6,7 +6,8 @@ from typing import Iterator, Optional
 from .. import constants as C
 from ..model.resolve import UNKNOWN
 from ..model.sides import pipe_side
-from ..registry import ERROR, WARNING, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, WARNING, report, rule
 
 _CV_SYNC = C.SWITCH_ENUM[C.AUTO_CV_SYNC]
 _COMBINE = C.SWITCH_ENUM[C.AUTO_CV_COMBINE]
@@ -43,19 +44,18 @@ synchronising by hand (removing it changes nothing in the generated code).
 - real case: `examples/deepseek_v4/int8_gemm.py:30`
 """,
 )
-def cv_sync_without_combine(model) -> Iterator[Diagnostic]:
+def cv_sync_without_combine(model) -> Iterator[Report]:
     for site in model.sites:
         config = site.config
         if not (config.is_on(C.AUTO_CV_SYNC) and config.is_off(C.AUTO_CV_COMBINE)):
             continue
         entry = config.entries[C.AUTO_CV_SYNC]
         node = entry.node if entry.filename == model.filename else (config.origin or site.site.node)
-        yield Diagnostic(
-            "TLA004", node.lineno, node.col_offset,  # type: ignore[attr-defined]
-            "%s is on but %s: CombineCV returns before it reads %s and nothing else does, so no "
-            "cross-core sync is inserted; add %s: True, or remove the %s key and sync by hand" % (
-                _CV_SYNC, config.describe(C.AUTO_CV_COMBINE), _CV_SYNC, _COMBINE, _CV_SYNC),
-            ERROR,
+        yield report(
+            node,
+            "%s is ignored because %s: no cross-core sync is inserted" % (
+                _CV_SYNC, config.describe(C.AUTO_CV_COMBINE)),
+            help="Add %s: True, or remove the %s key and sync by hand" % (_COMBINE, _CV_SYNC),
         )
 
 
@@ -92,7 +92,7 @@ protocol (Expert mode).
 - tile-ai/tilelang-ascend #1825
 """,
 )
-def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Diagnostic]:
+def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for config in kernel.configs:
             if not config.is_on(C.AUTO_CV_SYNC):
@@ -103,18 +103,16 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Diagnostic]:
             for use in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config):
                 if combine:
                     severity, consequence = ERROR, (
-                        "CombineCV also inserts cross-core flags numbered from 0, so both protocols "
-                        "share one flag-ID space (a wait can take the wrong producer's signal, or hang)")
+                        "CombineCV's own flags reuse the same IDs (wrong signal or hang)")
                 else:
                     severity, consequence = WARNING, (
-                        "%s has no effect without %s, so these hand-written flags are the only "
-                        "sync and the config contradicts the code" % (_CV_SYNC, _COMBINE))
-                yield Diagnostic(
-                    "TLA005", use.line, use.col,
-                    "`T.%s`%s in a kernel with %s: %s; remove the hand-written cross flags, or set "
-                    "%s False" % (use.prim, use.via_text(), config.describe(C.AUTO_CV_SYNC), consequence,
-                                  _CV_SYNC),
-                    severity,
+                        "without %s the switch does nothing (the config contradicts the code)" % _COMBINE)
+                yield report(
+                    use,
+                    "hand-written `T.%s`%s while %s: %s" % (
+                        use.prim, use.via_text(), config.describe(C.AUTO_CV_SYNC), consequence),
+                    help="Remove the hand-written cross flags, or set %s False" % _CV_SYNC,
+                    severity=severity,
                 )
 
 
@@ -160,7 +158,7 @@ that place their flags after an op of their own side and are known to run
 """,
     yields_to=("TLA002",),
 )
-def sync_dropped_by_cv_combine(model) -> Iterator[Diagnostic]:
+def sync_dropped_by_cv_combine(model) -> Iterator[Report]:
     for kernel in model.kernels:
         config = next((c for c in kernel.configs
                        if c.is_on(C.AUTO_CV_COMBINE) and c.is_off(C.AUTO_SYNC)), None)
@@ -171,15 +169,14 @@ def sync_dropped_by_cv_combine(model) -> Iterator[Diagnostic]:
             if use.prim in ("set_flag", "wait_flag", "pipe_barrier"):
                 needed = None if use.maybe else _sync_side(kernel, use)
                 if needed is not None and previous in ("C", "V") and previous != needed:
-                    yield Diagnostic(
-                        "TLA007", use.line, use.col,
-                        "`T.%s`%s syncs %s pipes but follows a %s op, and %s: CombineCV keeps this sync "
-                        "only on the %s side and drops it from the %s code that needs it (hang or race); "
-                        "move it after an op of its own side, or use explicit T.Scope blocks with "
-                        "COMBINE off" % (
+                    yield report(
+                        use,
+                        "`T.%s`%s syncs %s pipes after a %s op while %s: CombineCV drops it from the %s "
+                        "code (hang or race)" % (
                             use.prim, use.via_text(), _SIDE[needed], _SIDE[previous],
-                            config.describe(C.AUTO_CV_COMBINE), _SIDE[previous], _SIDE[needed]),
-                        ERROR,
+                            config.describe(C.AUTO_CV_COMBINE), _SIDE[needed]),
+                        help="Move it after an op of its own side, or turn COMBINE off and use explicit "
+                             "T.Scope blocks",
                     )
                 continue
             if use.prim == "@store" and use.use.in_parallel:
@@ -230,16 +227,15 @@ global barrier will not match.
 - tile-ai/tilelang-ascend #1244, PR #1267
 """,
 )
-def sync_all_under_cv_combine(model) -> Iterator[Diagnostic]:
+def sync_all_under_cv_combine(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for config in kernel.configs:
             if not config.is_on(C.AUTO_CV_COMBINE):
                 continue
             for use in kernel.uses_of("sync_all", config=config):
-                yield Diagnostic(
-                    "TLA008", use.line, use.col,
-                    "`T.sync_all()`%s with %s crashes CombineCV at compile time (IndexError: it reads the "
-                    "pipe argument sync_all does not have); turn COMBINE off and use explicit T.Scope "
-                    "blocks" % (use.via_text(), config.describe(C.AUTO_CV_COMBINE)),
-                    ERROR,
+                yield report(
+                    use,
+                    "`T.sync_all()`%s while %s crashes CombineCV at compile time (IndexError)" % (
+                        use.via_text(), config.describe(C.AUTO_CV_COMBINE)),
+                    help="Turn COMBINE off and use explicit T.Scope blocks",
                 )

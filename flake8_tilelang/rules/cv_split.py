@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Iterator, List, Tuple
 
 from .. import constants as C
-from ..registry import ERROR, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, report, rule
 
 _COMBINE = C.SWITCH_ENUM[C.AUTO_CV_COMBINE]
 _EXPERT_KINDS = C.EXPERT_ALLOCS
@@ -71,7 +72,7 @@ still be reported.
 - `src/target/codegen_ascend_pto.cc:3017-3040`; `src/target/codegen_ascend.cc:723-735`
 """,
 )
-def unscoped_cv_ops_without_combine(model) -> Iterator[Diagnostic]:
+def unscoped_cv_ops_without_combine(model) -> Iterator[Report]:
     if not model.is_ascend:
         return
     for kernel in model.kernels:
@@ -84,15 +85,13 @@ def unscoped_cv_ops_without_combine(model) -> Iterator[Diagnostic]:
             continue
         first, side = ops[0]
         other = next(u for u, s in ops if s != side)
-        yield Diagnostic(
-            "TLA006", first.line, first.col,
-            "%s%s is %s work outside any T.Scope, and so is %s work (%s, line %d), while %s: "
-            "nothing splits the kernel onto the two cores, so both run everything (build failure or "
-            "illegal instruction; rejected upstream since #1753); turn %s on, or wrap the ops in "
-            "T.Scope(\"C\") / T.Scope(\"V\")" % (
-                first.describe(), first.via_text(), _SIDE[side], _SIDE["V" if side == "C" else "C"],
-                other.describe(), other.line, config.describe(C.AUTO_CV_COMBINE), _COMBINE),
-            ERROR,
+        yield report(
+            first,
+            "%s%s does %s work and %s at line %d %s work, outside any T.Scope, while %s: each core "
+            "runs both (build failure or illegal instruction)" % (
+                first.describe(), first.via_text(), _SIDE[side], other.describe(), other.line,
+                _SIDE["V" if side == "C" else "C"], config.describe(C.AUTO_CV_COMBINE)),
+            help='Turn %s on, or wrap the ops in `T.Scope("C")` / `T.Scope("V")`' % _COMBINE,
         )
 
 
@@ -130,7 +129,7 @@ opt-in: select it with `--extend-select=TLA013` when targeting newer releases.
     default_enabled=False,
     preview=True,
 )
-def unscoped_single_side_without_combine(model) -> Iterator[Diagnostic]:
+def unscoped_single_side_without_combine(model) -> Iterator[Report]:
     if not model.is_ascend:
         return
     for kernel in model.kernels:
@@ -142,11 +141,9 @@ def unscoped_single_side_without_combine(model) -> Iterator[Diagnostic]:
         if len(sides) != 1:
             continue
         first, side = ops[0]
-        yield Diagnostic(
-            "TLA013", first.line, first.col,
-            "%s%s is %s work outside any T.Scope while %s: it is emitted for both cores, which "
-            "compilers since tile-ai/tilelang-ascend #1753 reject; turn %s on, or wrap it in "
-            "T.Scope(\"%s\")" % (first.describe(), first.via_text(), _SIDE[side],
-                                 config.describe(C.AUTO_CV_COMBINE), _COMBINE, side),
-            ERROR,
+        yield report(
+            first,
+            "%s%s does %s work outside any T.Scope while %s: emitted for both cores, rejected since "
+            "#1753" % (first.describe(), first.via_text(), _SIDE[side], config.describe(C.AUTO_CV_COMBINE)),
+            help='Turn %s on, or wrap it in `T.Scope("%s")`' % (_COMBINE, side),
         )

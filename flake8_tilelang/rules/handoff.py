@@ -7,7 +7,9 @@ from typing import Dict, Iterator, List, Optional
 from .. import constants as C
 from ..model.calls import argument, keyword_arg
 from ..model.sides import GM
-from ..registry import ERROR, WARNING, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, WARNING, report, rule
+from ._text import name as _name
 
 _SIDE = {"C": "Cube", "V": "Vector"}
 _CUBE_KINDS = {"alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_fragment"}
@@ -42,7 +44,7 @@ cores; without AUTO_CV_SYNC nothing orders the read after the write: a race.
     default_enabled=False,
     preview=True,
 )
-def cross_side_copy_needs_auto_cv(model) -> Iterator[Diagnostic]:
+def cross_side_copy_needs_auto_cv(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for config in kernel.configs:
             manual_flags = any(True for _ in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config))
@@ -59,14 +61,18 @@ def cross_side_copy_needs_auto_cv(model) -> Iterator[Diagnostic]:
                 dst = kernel.buffer_kind(call.args[1], use)
                 if (src in ("alloc_L0C", "alloc_fragment") and dst == "alloc_ub") or \
                         (src == "alloc_ub" and dst == "alloc_L1"):
-                    severity = ERROR if combine else WARNING
-                    yield Diagnostic(
-                        "TLA009", use.line, use.col,
-                        "`T.copy` from %s to %s crosses the Cube/Vector boundary through an automatic GM "
-                        "workspace, but %s and %s: the halves are not split or not synchronised (race); "
-                        "turn both switches on" % (src[6:], dst[6:], config.describe(C.AUTO_CV_COMBINE),
-                                                   config.describe(C.AUTO_CV_SYNC)),
-                        severity,
+                    if combine:
+                        why = "%s: nothing orders the read after the write (race)" % (
+                            config.describe(C.AUTO_CV_SYNC))
+                    else:
+                        why = "%s: the two halves are not split onto their cores" % (
+                            config.describe(C.AUTO_CV_COMBINE))
+                    yield report(
+                        use,
+                        "`T.copy` from %s to %s crosses cores through a GM workspace while %s" % (
+                            _kind(src), _kind(dst), why),
+                        help="Turn on TL_ASCEND_AUTO_CV_COMBINE and TL_ASCEND_AUTO_CV_SYNC",
+                        severity=ERROR if combine else WARNING,
                     )
 
 
@@ -95,7 +101,7 @@ writing.
     default_enabled=False,
     preview=True,
 )
-def auto_cv_sync_handoff_not_named_workspace(model) -> Iterator[Diagnostic]:
+def auto_cv_sync_handoff_not_named_workspace(model) -> Iterator[Report]:
     for kernel in model.kernels:
         if not any(_both_on(c) for c in kernel.configs):
             continue
@@ -118,13 +124,20 @@ def auto_cv_sync_handoff_not_named_workspace(model) -> Iterator[Diagnostic]:
             first = next(((u, s) for u, s in ws if read_sides - {s}), None)
             if first is not None:
                 use, side = first
-                yield Diagnostic(
-                    "TLA010", use.line, use.col,
-                    "`%s` hands data from the %s core to the %s core, but AUTO_CV_SYNC only synchronises "
-                    "buffers whose name contains `workspace`: no flag is placed (race); rename it "
-                    "`workspace_%s`" % (name, _SIDE[side], _SIDE["V" if side == "C" else "C"], name),
-                    WARNING,
+                yield report(
+                    use,
+                    "%s hands data from the %s core to the %s core, but AUTO_CV_SYNC only synchronises "
+                    "buffers named `workspace*`: no flag is placed (race)" % (
+                        _name(name), _SIDE[side], _SIDE["V" if side == "C" else "C"]),
+                    help="Rename it `workspace_%s`" % name if name.isidentifier()
+                    else "Rename it so the name contains `workspace`",
                 )
+
+
+def _kind(kind: str) -> str:
+    """``alloc_L0C`` -> ``L0C``, ``alloc_ub`` -> ``UB``, ``alloc_fragment`` -> ``fragment``."""
+    short = kind[len("alloc_"):]
+    return short if short == "fragment" else short.upper()
 
 
 def _side(kind: Optional[str]) -> Optional[str]:
@@ -184,7 +197,7 @@ handoffs get no flags.
     default_enabled=False,
     preview=True,
 )
-def cross_core_pipeline_without_auto_cv(model) -> Iterator[Diagnostic]:
+def cross_core_pipeline_without_auto_cv(model) -> Iterator[Report]:
     for kernel in model.kernels:
         config = next((c for c in kernel.configs
                        if c.state(C.AUTO_CV_COMBINE) is not None and c.state(C.AUTO_CV_SYNC) is not None
@@ -197,13 +210,14 @@ def cross_core_pipeline_without_auto_cv(model) -> Iterator[Diagnostic]:
             value = kernel.const(interval) if interval is not None else 1
             if isinstance(value, int) and value != 1 and use not in loops:
                 loops.append(use)
+        off = " and ".join(config.describe(key) for key in (C.AUTO_CV_COMBINE, C.AUTO_CV_SYNC)
+                           if not config.is_on(key))
         for loop in loops:
-            yield Diagnostic(
-                "TLA011", loop.line, loop.col,
-                "this T.Pipelined loop%s pipelines Cube and Vector work, but %s and %s: CrossCorePipeline "
-                "restructures it and nothing synchronises the handoffs; turn both switches on" % (
-                    loop.via_text(), config.describe(C.AUTO_CV_COMBINE), config.describe(C.AUTO_CV_SYNC)),
-                WARNING,
+            yield report(
+                loop,
+                "Cube+Vector T.Pipelined loop%s while %s: nothing synchronises the handoffs "
+                "CrossCorePipeline creates" % (loop.via_text(), off),
+                help="Turn on TL_ASCEND_AUTO_CV_COMBINE and TL_ASCEND_AUTO_CV_SYNC, or drop `num_stages`",
             )
 
 
@@ -228,14 +242,13 @@ body" (`src/transform/cross_core_pipeline.cc:1228-1231`).
     default_enabled=False,
     preview=True,
 )
-def multiple_cross_core_pipelines(model) -> Iterator[Diagnostic]:
+def multiple_cross_core_pipelines(model) -> Iterator[Report]:
     for kernel in model.kernels:
         loops = _mixed_pipelines(kernel)
         for loop in loops[1:]:
-            yield Diagnostic(
-                "TLA012", loop.line, loop.col,
+            yield report(
+                loop,
                 "another Cube+Vector T.Pipelined loop%s in this kernel (the first is at line %d): "
-                "CrossCorePipeline supports only one and fails with an ICHECK; merge the loops or drop "
-                "num_stages on one" % (loop.via_text(), loops[0].line),
-                ERROR,
+                "CrossCorePipeline supports only one and fails with an ICHECK" % (loop.via_text(), loops[0].line),
+                help="Merge the loops, or drop `num_stages` on all but one",
             )

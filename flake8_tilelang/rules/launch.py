@@ -5,7 +5,18 @@ import ast
 from typing import Iterator
 
 from ..model.resolve import UNKNOWN
-from ..registry import ERROR, INFO, WARNING, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, INFO, WARNING, report, rule
+from ._text import quoted
+
+
+def _at(launch):
+    """Where a launch finding starts: the ``T.Kernel(...)`` call, on the
+    ``with`` statement's line (where a ``# noqa`` goes); a parenthesised
+    ``with (`` whose call starts on a later line keeps the statement's line."""
+    if launch.call.lineno == launch.line:
+        return launch.call
+    return (launch.line, launch.call.col_offset)
 
 
 @rule(
@@ -50,7 +61,7 @@ checked.
 - mode guide §3.1.1 (threads=2 -> vid elimination)
 """,
 )
-def vid_with_threads(model) -> Iterator[Diagnostic]:
+def vid_with_threads(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
             n = launch.threads_count
@@ -59,20 +70,19 @@ def vid_with_threads(model) -> Iterator[Diagnostic]:
             after = ("the compiler adds the vector-core offset itself" if n == 2
                      else "threads=1 runs one vector core per Cube core")
             if launch.target_is_sequence:
-                yield Diagnostic(
-                    "TLA003", launch.line, launch.call.col_offset,
-                    "`T.Kernel(..., threads=%d, is_npu=True)` binds only `cid`, so a tuple `as` target "
-                    "fails to unpack and the kernel never compiles; write `as cid` and drop the `vid` "
-                    "offsets (%s)" % (n, after),
-                    ERROR,
+                yield report(
+                    _at(launch),
+                    "`T.Kernel(..., threads=%d, is_npu=True)` binds only `cid`: a tuple `as` target fails "
+                    "to unpack and the kernel never compiles" % n,
+                    help="Write `as cid` and drop the `vid` offsets (%s)" % after,
+                    end_at=launch.target,
                 )
             for node in launch.unbound_vid_reads:
-                yield Diagnostic(
-                    "TLA003", node.lineno, node.col_offset,
-                    "`vid` is not bound by `T.Kernel(..., threads=%d, is_npu=True)` (line %d), which binds "
-                    "only `cid`: it is an undefined name, or an outer Python value whose offset the "
-                    "compiler then applies twice; drop the `vid` offset (%s)" % (n, launch.line, after),
-                    ERROR,
+                yield report(
+                    node,
+                    "`vid` is not bound by the threads=%d launch at line %d: an undefined name, or an outer "
+                    "value whose offset the compiler applies twice" % (n, launch.line),
+                    help="Drop the `vid` offset (%s)" % after,
                 )
 
 
@@ -97,16 +107,17 @@ first `cid // n_num` fails while the kernel is parsed.
     references="`tilelang/language/kernel.py:88-104`; parser `bind_with_value` "
                "(`tilelang/language/parser/parser.py:66-69`).",
 )
-def expert_launch_single_target(model) -> Iterator[Diagnostic]:
+def expert_launch_single_target(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
             if launch.is_npu is True and launch.expert and isinstance(launch.target, ast.Name):
-                yield Diagnostic(
-                    "TLA020", launch.line, launch.call.col_offset,
-                    "`T.Kernel(..., is_npu=True)` without `threads` yields `[cid, vid]`, so `%s` is a list "
-                    "and the kernel fails to parse; write `as (%s, vid)`, or add `threads=2` to let the "
-                    "compiler split the vector cores" % (launch.target.id, launch.target.id),
-                    ERROR,
+                yield report(
+                    _at(launch),
+                    "`T.Kernel(..., is_npu=True)` without `threads` yields `[cid, vid]`: `%s` is a list "
+                    "and the kernel fails to parse" % launch.target.id,
+                    help="Write `as (%s, vid)`, or add `threads=2` to let the compiler split the vector "
+                         "cores" % launch.target.id,
+                    end_at=launch.target,
                 )
 
 
@@ -133,7 +144,7 @@ else is an `AssertionError` or `TypeError` while the kernel is built. GPU-style
     known_false_positives="None known.",
     references="`tilelang/language/kernel.py:240-263`; `src/ir.cc:244-287`.",
 )
-def invalid_npu_launch(model) -> Iterator[Diagnostic]:
+def invalid_npu_launch(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
             if launch.is_npu is not True:
@@ -146,19 +157,19 @@ def invalid_npu_launch(model) -> Iterator[Diagnostic]:
             if launch.keyword("threads") is not None and value is not UNKNOWN and value is not None:
                 if isinstance(value, (list, tuple)):
                     if len(value) != 1:
-                        problems.append("threads=%r (must hold exactly one value)" % (value,))
+                        problems.append("threads=%s (must hold exactly one value)" % quoted(value))
                     elif type(value[0]) is not int or value[0] not in (1, 2):
-                        problems.append("threads=%r (must be 1 or 2)" % (value,))
+                        problems.append("threads=%s (must be 1 or 2)" % quoted(value))
                 elif type(value) is not int:
-                    problems.append("threads=%r (must be an int, list or tuple)" % (value,))
+                    problems.append("threads=%s (must be an int, list or tuple)" % quoted(value))
                 elif value not in (1, 2):
                     problems.append("threads=%d (must be 1 or 2 on the NPU)" % value)
             if problems:
-                yield Diagnostic(
-                    "TLA021", launch.line, launch.call.col_offset,
-                    "invalid NPU launch: %s; building the kernel fails with an assertion; use one "
-                    "flattened grid argument and threads=2, threads=1 or no threads" % "; ".join(problems),
-                    ERROR,
+                yield report(
+                    _at(launch),
+                    "invalid NPU launch, %s: building the kernel fails with an assertion" % " and ".join(problems),
+                    help="Use one flattened grid argument and threads=2, threads=1 or no threads",
+                    end_at=launch.call,
                 )
 
 
@@ -187,7 +198,7 @@ also halves tile-op lengths inside row loops.
                "`docs/tutorials/vid_reduction_and_auto_cv_ratio.md`; tile-ai/tilelang-ascend #1800.",
     default_enabled=False,
 )
-def threads2_manual_vector_split(model) -> Iterator[Diagnostic]:
+def threads2_manual_vector_split(model) -> Iterator[Report]:
     for kernel in model.kernels:
         if not any(l.threads_count == 2 and l.is_npu is True for l in kernel.launches):
             continue
@@ -201,12 +212,11 @@ def threads2_manual_vector_split(model) -> Iterator[Diagnostic]:
                 first = kernel.binding(first.id)
             if isinstance(first, ast.BinOp) and isinstance(first.op, ast.FloorDiv) \
                     and kernel.const(first.right) == 2:
-                yield Diagnostic(
-                    "TLA022", use.line, use.col,
-                    "`T.%s` halves its first dimension by hand under threads=2, where the compiler already "
-                    "halves UB buffers per vector core: each core gets a quarter tile; size it to the "
-                    "full tile" % use.prim,
-                    WARNING,
+                yield report(
+                    use,
+                    "`T.%s` is halved by hand under threads=2, where the compiler halves it again: each "
+                    "vector core gets a quarter tile" % use.prim,
+                    help="Size it to the full tile",
                 )
 
 
@@ -234,7 +244,7 @@ atomics.
                "`testing/python/language/test_tilelang_ascend_language_tile_atomic_add.py`.",
     default_enabled=False,
 )
-def expert_vid_unused(model) -> Iterator[Diagnostic]:
+def expert_vid_unused(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
             if launch.is_npu is not True or not launch.expert \
@@ -245,11 +255,13 @@ def expert_vid_unused(model) -> Iterator[Diagnostic]:
                 continue
             if not any(kernel.side(u) == "V" for u in kernel.uses if not u.maybe):
                 continue
-            yield Diagnostic(
-                "TLA090", launch.line, launch.call.col_offset,
-                "`%s` is never read, so both vector cores of this Expert launch do the same work "
-                "(duplicated writes, doubled atomics); split the rows by it, or use threads=2" % vid.id,
-                WARNING,
+            yield report(
+                _at(launch),
+                "`%s` is never read: both vector cores of this Expert launch do the same work "
+                "(duplicated writes, doubled atomics)" % vid.id,
+                help=("Split the rows by `%s`, or use threads=2" % vid.id if vid.id != "_"
+                      else "Bind `vid` and split the rows by it, or use threads=2"),
+                end_at=vid,
             )
 
 
@@ -276,7 +288,7 @@ but costs two GM round trips and manual offsets.
                "test_tilelang_ascend_language_vid_reduction.py` (supported form).",
     default_enabled=False,
 )
-def threads2_explicit_workspace(model) -> Iterator[Diagnostic]:
+def threads2_explicit_workspace(model) -> Iterator[Report]:
     for kernel in model.kernels:
         launch = next((l for l in kernel.launches if l.threads_count == 2 and l.is_npu is True), None)
         if launch is None:
@@ -287,11 +299,12 @@ def threads2_explicit_workspace(model) -> Iterator[Diagnostic]:
                       for s in kernel.sites)
         if params or has_idx:
             what = "parameter `%s`" % params[0] if params else "`workspace_idx`"
-            yield Diagnostic(
-                "TLA091", launch.line, launch.call.col_offset,
-                "threads=2 kernel with an explicit GM workspace (%s): the Developer form moves data "
-                "between the cores on chip; drop the workspace and copy buffers directly" % what,
-                INFO,
+            yield report(
+                _at(launch),
+                "threads=2 kernel with an explicit GM workspace (%s): two GM round trips for data the "
+                "compiler can move on chip" % what,
+                help="Drop the workspace and copy between on-chip buffers",
+                end_at=launch.call,
             )
 
 

@@ -6,7 +6,8 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from .. import constants as C
 from ..model.resolve import UNKNOWN
-from ..registry import ERROR, INFO, WARNING, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, INFO, WARNING, report, rule
 
 _DTYPE_BYTES = {
     "float16": 2, "bfloat16": 2, "half": 2, "int16": 2, "uint16": 2,
@@ -72,7 +73,7 @@ honours annotations as written.
                           "checker does not compute liveness.",
     references="`src/transform/ascend_memory_planning.cc:279-289, 640-652`; PR #663; #1171; #1286.",
 )
-def annotate_address_aliasing_under_planning(model) -> Iterator[Diagnostic]:
+def annotate_address_aliasing_under_planning(model) -> Iterator[Report]:
     for kernel in model.kernels:
         config = next((c for c in kernel.configs if c.is_on(C.MEMORY_PLANNING)), None)
         if config is None:
@@ -86,13 +87,12 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Diagnostic]:
                     continue
                 for other, other_offset in seen.get(kind, []):
                     if _overlap(kernel, name, offset, other, other_offset):
-                        yield Diagnostic(
-                            "TLA040", use.line, use.col,
-                            "`%s` and `%s` are annotated to overlapping %s addresses while %s: the memory "
-                            "planner treats annotations as fixed and aborts with \"memory allocate "
-                            "conflict\" when both are live; give them disjoint ranges or turn planning off"
+                        yield report(
+                            use,
+                            "`%s` and `%s` have overlapping %s annotations while %s: the planner aborts "
+                            "(\"memory allocate conflict\") when both are live"
                             % (other, name, _KIND_NAME[kind], config.describe(C.MEMORY_PLANNING)),
-                            WARNING,
+                            help="Give them disjoint ranges, or turn TL_ASCEND_MEMORY_PLANNING off",
                         )
                         reported = True
                         break
@@ -135,7 +135,7 @@ buffers are placed after the highest annotated address.
     known_false_positives="None known.",
     references="`src/transform/ascend_memory_planning.cc:507-550`; PR #682.",
 )
-def partial_annotate_address_linear(model) -> Iterator[Diagnostic]:
+def partial_annotate_address_linear(model) -> Iterator[Report]:
     for kernel in model.kernels:
         config = next((c for c in kernel.configs if c.is_off(C.MEMORY_PLANNING)), None)
         if config is None:
@@ -150,14 +150,14 @@ def partial_annotate_address_linear(model) -> Iterator[Diagnostic]:
             missing = [n for n in buffers if n not in annotated]
             if covered and missing:
                 use = annotations[0][0]
-                yield Diagnostic(
-                    "TLA041", use.line, use.col,
-                    "T.annotate_address places %s but not %s (%s) while %s: the linear allocator puts "
-                    "unannotated %s buffers at offset 0 over the annotated ones; annotate all of them or "
-                    "turn planning on" % (", ".join("`%s`" % n for n in covered),
-                                          ", ".join("`%s`" % n for n in missing), _KIND_NAME[kind],
-                                          config.describe(C.MEMORY_PLANNING), _KIND_NAME[kind]),
-                    WARNING,
+                yield report(
+                    use,
+                    "T.annotate_address places %s but not %s (%s) while %s: the unannotated buffers "
+                    "land at offset 0, over the annotated ones" % (
+                        ", ".join("`%s`" % n for n in covered), ", ".join("`%s`" % n for n in missing),
+                        _KIND_NAME[kind], config.describe(C.MEMORY_PLANNING)),
+                    help="Annotate every %s buffer, or none, or turn TL_ASCEND_MEMORY_PLANNING on"
+                         % _KIND_NAME[kind],
                 )
 
 
@@ -179,18 +179,17 @@ never builds.
     known_false_positives="None.",
     references="`tilelang/language/__init__.py:230-240`.",
 )
-def removed_alloc_local(model) -> Iterator[Diagnostic]:
+def removed_alloc_local(model) -> Iterator[Report]:
     # `T.alloc_local` is valid in upstream (CUDA) TileLang, which shares the
     # package name: only judge files that launch NPU kernels
     if not any(launch.is_npu is True for kernel in model.kernels for launch in kernel.launches):
         return
     for use in model.all_uses:
         if use.prim == "alloc_local":
-            yield Diagnostic(
-                "TLA042", use.line, use.col,
-                "`T.alloc_local` was removed from TileLang-Ascend (AttributeError when the kernel is "
-                "built); use T.alloc_var for a scalar or T.alloc_shared / T.alloc_ub for a buffer",
-                ERROR,
+            yield report(
+                use,
+                "`T.alloc_local` was removed from TileLang-Ascend: building the kernel raises AttributeError",
+                help="Use `T.alloc_var` for a scalar, or `T.alloc_shared` / `T.alloc_ub` for a buffer",
             )
 
 
@@ -215,16 +214,16 @@ portable (mode guide §3.2).
     references="mode guide §1 and §3.2.",
     default_enabled=False,
 )
-def expert_alloc_in_developer_kernel(model) -> Iterator[Diagnostic]:
+def expert_alloc_in_developer_kernel(model) -> Iterator[Report]:
     for kernel in model.kernels:
         if not any(all(c.is_on(s) for s in C.SWITCHES) for c in kernel.configs):
             continue
         config = next(c for c in kernel.configs if all(c.is_on(s) for s in C.SWITCHES))
         first = next(iter(kernel.uses_of(*C.EXPERT_ALLOCS, config=config)), None)
         if first is not None:
-            yield Diagnostic(
-                "TLA092", first.line, first.col,
-                "`T.%s` in a Developer kernel (all four switches on): prefer T.alloc_shared / "
-                "T.alloc_fragment and let the compiler choose the memory" % first.prim,
-                INFO,
+            yield report(
+                first,
+                "`T.%s` in a Developer kernel (all four switches on) fixes a memory the compiler would "
+                "choose" % first.prim,
+                help="Use `T.alloc_shared` / `T.alloc_fragment`",
             )

@@ -6,7 +6,9 @@ from typing import Iterator, Optional
 
 from ..model.calls import argument
 from ..model.resolve import UNKNOWN
-from ..registry import ERROR, Diagnostic, rule
+from ..diagnostic import Report
+from ..registry import ERROR, report, rule
+from ._text import quoted
 
 _TO_V = {"v", "vec", "vector", "aiv", "vec_core", "vector_core"}
 _TO_C = {"c", "cube", "aic", "cube_core"}
@@ -35,18 +37,17 @@ therefore compiles Vector code for the Cube core.
     known_false_positives="None: non-literal arguments are not checked.",
     references='`src/ir.cc:495-502`; the `npuir` branch tests `== "Vector"`.',
 )
-def scope_name(model) -> Iterator[Diagnostic]:
+def scope_name(model) -> Iterator[Report]:
     for use in model.all_uses:
         if use.prim != "Scope" or use.scope_name in (None, "?", "C", "V"):
             continue
         low = use.scope_name.lower()
         meant = "V" if low in _TO_V or low.startswith("v") else "C" if low in _TO_C or low.startswith("c") else None
-        hint = 'did you mean T.Scope("%s")?' % meant if meant else 'use "C" or "V"'
-        yield Diagnostic(
-            "TLA030", use.line, use.col,
-            '`T.Scope("%s")` means the Cube core: only the exact string "V" selects Vector, any other '
-            "string silently selects Cube; %s" % (use.scope_name, hint),
-            ERROR,
+        yield report(
+            use,
+            '`T.Scope(%s)` silently selects the Cube core: only the exact string "V" selects Vector'
+            % quoted(use.scope_name),
+            help='Use `T.Scope("%s")`' % meant if meant else 'Use `T.Scope("C")` or `T.Scope("V")`',
         )
 
 
@@ -81,7 +82,7 @@ illegal instruction. Newer compilers reject it in their C/V ownership check
     known_false_positives="None known.",
     references="tile-ai/tilelang-ascend #1606 (ownership table); `codegen_ascend_pto.cc:3017-3040`.",
 )
-def op_in_wrong_scope(model) -> Iterator[Diagnostic]:
+def op_in_wrong_scope(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for use in kernel.uses:
             scope = use.scope_kind
@@ -89,12 +90,12 @@ def op_in_wrong_scope(model) -> Iterator[Diagnostic]:
                 continue
             side = _op_side(kernel, use)
             if side is not None and side != scope:
-                yield Diagnostic(
-                    "TLA031", use.line, use.col,
+                yield report(
+                    use,
                     '%s%s is %s work inside T.Scope("%s"): it is compiled into the %s binary (build '
-                    "failure or illegal instruction); move it into T.Scope(\"%s\")" % (
-                        use.describe(), use.via_text(), _SIDE[side], scope, _SIDE[scope], side),
-                    ERROR,
+                    "failure or illegal instruction)" % (
+                        use.describe(), use.via_text(), _SIDE[side], scope, _SIDE[scope]),
+                    help='Move it into `T.Scope("%s")`' % side,
                 )
 
 
@@ -120,7 +121,7 @@ addresses)" for FIX on the Vector side [not reproduced here].
     references="tile-ai/tilelang-ascend `.agents/skills/.../api-schedule-sync.md:186-193`; "
                "`tilelang/language/ascend.py:116-135`.",
 )
-def cross_flag_pipe_vs_scope(model) -> Iterator[Diagnostic]:
+def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
     wrong = {"V": {"fix", "m", "mte1"}, "C": {"v", "mte3"}}
     for kernel in model.kernels:
         for use in kernel.uses_of("set_cross_flag"):
@@ -130,11 +131,11 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Diagnostic]:
             pipe = kernel.arg_value(use, 0, "pipe")
             if isinstance(pipe, str) and pipe.lower() in wrong[scope]:
                 good = "MTE3" if scope == "V" else "FIX"
-                yield Diagnostic(
-                    "TLA032", use.line, use.col,
-                    '`T.set_cross_flag("%s")`%s in T.Scope("%s") waits on a pipe the %s core does not '
-                    'have (illegal instruction); use "%s"' % (pipe, use.via_text(), scope, _SIDE[scope], good),
-                    ERROR,
+                yield report(
+                    use,
+                    '`T.set_cross_flag(%s)`%s in T.Scope("%s") names a pipe the %s core does not have '
+                    "(illegal instruction)" % (quoted(pipe), use.via_text(), scope, _SIDE[scope]),
+                    help='Use "%s"' % good,
                 )
 
 
@@ -157,11 +158,11 @@ The pipe is emitted verbatim as `PIPE_<X>` (`tilelang/language/ascend.py:8,135,
 173,226`), so a typo only surfaces as a bisheng compile error on a machine
 with the Ascend toolchain.
 """,
-    fix="Use one of the valid pipe names; the message suggests the nearest.",
+    fix="Use one of the valid pipe names; the help text suggests the nearest.",
     known_false_positives="None known.",
     references="`tilelang/language/ascend.py:8` (the pipe Literal), `:135`, `:173`, `:226`.",
 )
-def invalid_pipe_name(model) -> Iterator[Diagnostic]:
+def invalid_pipe_name(model) -> Iterator[Report]:
     positions = {"set_flag": ((0, "src"), (1, "dst")), "wait_flag": ((0, "src"), (1, "dst")),
                  "pipe_barrier": ((0, "pipe"),), "set_cross_flag": ((0, "pipe"),)}
 
@@ -172,11 +173,13 @@ def invalid_pipe_name(model) -> Iterator[Diagnostic]:
         if low in VALID_PIPES or (prim == "pipe_barrier" and low == "all"):
             return None
         near = _close(low, VALID_PIPES, n=1, cutoff=0.5)
-        return '; did you mean "%s"?' % near[0] if near else ""
+        if near:
+            return 'Use "%s"' % (near[0].upper() if pipe.isupper() else near[0])
+        return "Use one of fix, mte1, mte2, mte3, m, v, s"
 
-    def message(prim, via, pipe, hint):
-        return ('`T.%s`%s uses pipe "%s", which is emitted as PIPE_%s and fails to compile '
-                "(valid: fix, mte1, mte2, mte3, m, v, s)%s" % (prim, via, pipe, pipe.upper(), hint))
+    def message(prim, via, pipe):
+        return ("`T.%s`%s uses invalid pipe %s: it is emitted verbatim as a PIPE_* name and fails to "
+                "compile" % (prim, via, quoted(pipe)))
 
     # a literal pipe is reported where it is written, in any function (also a
     # macro no kernel calls yet)
@@ -188,7 +191,7 @@ def invalid_pipe_name(model) -> Iterator[Diagnostic]:
             if isinstance(arg, ast.Constant):
                 hint = bad(use.prim, arg.value)
                 if hint is not None:
-                    yield Diagnostic("TLA033", use.line, use.col, message(use.prim, "", arg.value, hint), ERROR)
+                    yield report(use, message(use.prim, "", arg.value), help=hint)
     # a pipe passed in (a constant, a macro argument) is reported where the
     # kernel reaches it
     for kernel in model.kernels:
@@ -200,8 +203,7 @@ def invalid_pipe_name(model) -> Iterator[Diagnostic]:
                 pipe = kernel.arg_value(use, index, keyword)
                 hint = bad(use.prim, pipe) if pipe is not UNKNOWN else None
                 if hint is not None:
-                    yield Diagnostic("TLA033", use.line, use.col, message(use.prim, use.via_text(), pipe, hint),
-                                     ERROR)
+                    yield report(use, message(use.prim, use.via_text(), pipe), help=hint)
 
 
 def _close(word, candidates, n=1, cutoff=0.6):

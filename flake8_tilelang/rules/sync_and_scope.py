@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from .. import constants as C
+from ..diagnostic import Report
 from ..registry import ERROR, WARNING, report, rule
 
 
@@ -55,7 +56,7 @@ is redundant. Silence one line with `# noqa: TLA001` if you keep it on purpose.
 - mode guide: "avoid writing T.Scope while AUTO_CV_COMBINE is on"
 """,
 )
-def scope_under_auto_cv_combine(model) -> Iterator[Diagnostic]:
+def scope_under_auto_cv_combine(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for config in kernel.configs:
             if not config.is_on(C.AUTO_CV_COMBINE):
@@ -130,7 +131,7 @@ the switch off for that kernel.
 - mode guide §2.1 ①: with AUTO_SYNC on, no `T.barrier_all`/`T.set_flag`/`T.wait_flag` is written
 """,
 )
-def manual_sync_under_auto_sync(model) -> Iterator[Diagnostic]:
+def manual_sync_under_auto_sync(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for config in kernel.configs:
             if not config.is_on(C.AUTO_SYNC):
