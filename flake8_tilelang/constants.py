@@ -86,6 +86,19 @@ EXPERT_ALLOCS = frozenset({"alloc_L1", "alloc_ub", "alloc_L0A", "alloc_L0B", "al
 # Module names whose import makes a file worth analysing.
 MARKER = "tilelang"
 
+# Set to 1 to re-raise internal errors instead of reporting TLA000 (the tests do).
+STRICT_ENV = "FLAKE8_TILELANG_STRICT"
+
+# Top-level packages that are never the user's own modules: the cross-module
+# loader never looks them up, and a file importing only these (and the
+# standard library) depends on its own content alone (the cache may keep it).
+THIRD_PARTY_ROOTS = frozenset({
+    "tilelang", "tvm", "torch", "torch_npu", "numpy", "scipy", "triton", "jax", "jaxlib",
+    "tensorflow", "pandas", "sympy", "transformers", "vllm", "cupy", "numba", "mindspore",
+    "pytest", "hypothesis", "setuptools", "pkg_resources", "typing_extensions", "einops",
+    "__future__",
+})
+
 # Rules that are off unless selected explicitly (tests keep this equal to the
 # registry's default_enabled=False rules; the flake8 adapter reads it at
 # start-up without importing any rule).

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, List, Optional, Sequence
 from . import constants as C
 from .registry import ERROR, Diagnostic, all_rules
 
-STRICT_ENV = "FLAKE8_TILELANG_STRICT"
+STRICT_ENV = C.STRICT_ENV
 
 
 _DIRECTIVE_HINT = re.compile(r"tilelang\s*[:=]", re.I)  # cheap: the directive's parser is in suppress

@@ -15,11 +15,11 @@ import sys
 from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from . import suppress
+from .constants import STRICT_ENV, THIRD_PARTY_ROOTS
 from .diagnostic import Fix, flake8_message, with_advice
 from .settings import IO_ERROR, SYNTAX_ERROR, Settings
-from .source import DecodeError, SourceFile, byte_index, char_index, decode, split_lines  # noqa: F401
+from .source import DecodeError, SourceFile, byte_index, char_index, decode
 
-STRICT_ENV = "FLAKE8_TILELANG_STRICT"
 MARKER = b"tilelang"
 
 
@@ -107,28 +107,15 @@ def simple(path: str, line: int, col: int, code: str, message: str, severity: st
                    col + 1 if end_col is None else end_col, line if line > 0 else None, source)
 
 
-# Imports that can never make a file's result depend on another file of the
-# project (the cross-module model only follows the user's own modules).
-_SAFE_ROOTS = frozenset({
-    "tilelang", "tvm", "torch", "torch_npu", "numpy", "scipy", "triton", "jax", "jaxlib",
-    "tensorflow", "pandas", "sympy", "transformers", "vllm", "cupy", "numba", "mindspore",
-    "pytest", "hypothesis", "setuptools", "pkg_resources", "typing_extensions", "einops",
-    "__future__",
-})
-
-
 def _safe_roots() -> frozenset:
+    """Top-level imports that can never make a file's result depend on
+    another file of the project: known third-party packages and the
+    standard library."""
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
-    try:
-        from .model import crossmod  # the model's own deny list, when it has one
-
-        deny = frozenset(getattr(crossmod, "DENY_ROOTS", _SAFE_ROOTS)) | {"__future__"}
-    except ImportError:
-        deny = _SAFE_ROOTS
     if not stdlib:  # Python 3.9: no sys.stdlib_module_names; stay conservative
         stdlib = frozenset({"os", "sys", "math", "functools", "itertools", "typing", "dataclasses",
                             "collections", "enum", "re", "time", "argparse", "logging"})
-    return (deny & _SAFE_ROOTS) | stdlib
+    return THIRD_PARTY_ROOTS | stdlib
 
 
 def _statements(body) -> "Iterator[ast.stmt]":

@@ -18,8 +18,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 from .registry import ERROR, INFO, WARNING, Rule
 
 SECTION = "flake8-tilelang"
-FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
-HUMAN_FORMATS = ("full", "concise")
+from .output import FORMATS, HUMAN_FORMATS  # noqa: E402,F401 - one list of formats
 FAIL_ON = (ERROR, WARNING, INFO)
 CACHE_DIR_NAME = ".flake8_tilelang_cache"
 

@@ -17,6 +17,7 @@ import os
 import sys
 from typing import List, Optional
 
+from ..constants import STRICT_ENV
 from ..settings import (CACHE_DIR_NAME, FAIL_ON, FORMATS, HUMAN_FORMATS, ConfigError,
                         build_settings)
 
@@ -167,7 +168,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         _silence_stdout()
         return 1
     except Exception:  # noqa: B902 - report, never a bare traceback and exit 1
-        if os.environ.get("FLAKE8_TILELANG_STRICT") == "1":
+        if os.environ.get(STRICT_ENV) == "1":
             raise
         import traceback
 

@@ -23,13 +23,11 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from .. import constants as C
+
 MAX_MODULES = 16
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini")
-DENY_ROOTS = frozenset({
-    "tilelang", "tvm", "torch", "torch_npu", "numpy", "scipy", "triton", "jax", "jaxlib",
-    "tensorflow", "pandas", "sympy", "transformers", "vllm", "cupy", "numba", "mindspore",
-    "pytest", "hypothesis", "setuptools", "pkg_resources", "typing_extensions", "einops",
-})
+DENY_ROOTS = C.THIRD_PARTY_ROOTS
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
 
 # path -> (mtime_ns, size, Builder or None)

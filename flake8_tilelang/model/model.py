@@ -8,7 +8,6 @@ a user would change.
 from __future__ import annotations
 
 import ast
-import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .build import Builder

@@ -15,12 +15,32 @@ from typing import Optional, Tuple
 from .calls import bind_arguments
 from .nodes import STORE, Function, Scope
 
+# The one table of which core a buffer lives on. Expert allocations say it
+# exactly. ``alloc_fragment`` is always a gemm operand in L0A/L0B/L0C
+# (AscendInferBufferScope places it by operand position), so it is Cube too,
+# but *inferred*: rules that must not act on an inference (TLA031, TLA006,
+# a copy's side) ask with ``inferred=False``. ``alloc_shared`` becomes UB or
+# L1 by its use: no side.
 CUBE_ALLOCS = frozenset({"alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C"})
 VECTOR_ALLOCS = frozenset({"alloc_ub"})
+INFERRED_CUBE = frozenset({"alloc_fragment"})
 GM = "gm"
+SIDE_NAMES = {"C": "Cube", "V": "Vector"}
+PIPES = ("fix", "mte1", "mte2", "mte3", "m", "v", "s")  # T.set_flag/wait_flag/pipe_barrier names
 CUBE_PIPES = frozenset({"m", "mte1", "fix"})
 VECTOR_PIPES = frozenset({"v"})
 CUBE_OPS = frozenset({"gemm_v0", "mma"})
+
+
+def buffer_side(kind: Optional[str], inferred: bool = True) -> Optional[str]:
+    """"C", "V", GM, or None for an allocation kind (see the table above)."""
+    if kind in CUBE_ALLOCS or (inferred and kind in INFERRED_CUBE):
+        return "C"
+    if kind in VECTOR_ALLOCS:
+        return "V"
+    if kind == GM:
+        return GM
+    return None
 
 
 def trace(expr: Optional[ast.expr], ku, kernel_func: Function) -> Tuple[Optional[ast.expr], Optional[Scope]]:
@@ -61,16 +81,6 @@ def buffer_kind(expr: Optional[ast.expr], ku, kernel_func: Function) -> Optional
     return None
 
 
-def _kind_side(kind: Optional[str]) -> Optional[str]:
-    if kind in CUBE_ALLOCS:
-        return "C"
-    if kind in VECTOR_ALLOCS:
-        return "V"
-    if kind == GM:
-        return GM
-    return None
-
-
 def op_side(ku, kernel_func: Function) -> Optional[str]:
     """The side of a resource op, or None (not a resource op, or unknown)."""
     prim = ku.prim
@@ -80,13 +90,13 @@ def op_side(ku, kernel_func: Function) -> Optional[str]:
     if prim.startswith("tile."):
         if prim == "tile.atomic_add" and isinstance(call, ast.Call) and len(call.args) >= 2:
             src = buffer_kind(call.args[1], ku, kernel_func)
-            if _kind_side(src) == "C" or src == "alloc_fragment":  # L0C -> GM atomic: Cube side
+            if buffer_side(src) == "C":  # L0C -> GM atomic: Cube side
                 return "C"
         return "V"
     if prim.startswith("reduce_") or prim == "reduce":
         return "V"
     if prim == "copy" and isinstance(call, ast.Call) and len(call.args) >= 2:
-        sides = {_kind_side(buffer_kind(a, ku, kernel_func)) for a in call.args[:2]}
+        sides = {buffer_side(buffer_kind(a, ku, kernel_func), inferred=False) for a in call.args[:2]}
         if None in sides:
             return None
         sides.discard(GM)
@@ -106,11 +116,10 @@ def op_side(ku, kernel_func: Function) -> Optional[str]:
         if ku.use.in_parallel:
             return None  # part of its T.Parallel loop
         kind = buffer_kind(call, ku, kernel_func)  # type: ignore[arg-type]
-        if kind in VECTOR_ALLOCS:
-            return "V"
-        if kind in CUBE_ALLOCS or kind in ("alloc_var", "alloc_fragment"):
-            return "C"
-        return None
+        if kind == "alloc_var":  # CombineCV keeps a store on the V side only when it targets UB
+            return "C"           # (ascend_combinecv.cc:755-767), so a scalar store is Cube-side
+        side = buffer_side(kind)
+        return side if side in ("C", "V") else None
     return None
 
 

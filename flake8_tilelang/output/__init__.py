@@ -10,7 +10,7 @@ import os
 from typing import Dict, Iterable, List, Optional
 
 FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
-MACHINE = ("json", "json-lines", "sarif", "github", "gitlab")
+HUMAN_FORMATS = ("full", "concise")
 
 TOOL_NAME = "flake8-tilelang"
 # No hosted documentation site yet: JSON "url" is null and SARIF rules carry

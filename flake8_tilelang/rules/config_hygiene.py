@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Iterator, Set, Tuple
 
 from .. import constants as C
+from ..model.sides import CUBE_ALLOCS, CUBE_OPS, INFERRED_CUBE
 from ..diagnostic import Report
 from ..registry import ERROR, INFO, report, rule
 from ._text import name as _name, quoted
@@ -203,7 +204,7 @@ def _names(names, limit=3) -> str:
 
 
 def _pure_vector(kernel) -> bool:
-    cube = ("gemm_v0", "mma", "alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_fragment")
+    cube = tuple(CUBE_OPS | CUBE_ALLOCS | INFERRED_CUBE)
     return not any(True for _ in kernel.uses_of(*cube, maybe=True)) and any(
         kernel.side(u) == "V" or u.prim == "Parallel" for u in kernel.uses)
 

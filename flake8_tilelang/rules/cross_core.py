@@ -5,7 +5,7 @@ from typing import Iterator, Optional
 
 from .. import constants as C
 from ..model.resolve import UNKNOWN
-from ..model.sides import pipe_side
+from ..model.sides import SIDE_NAMES, pipe_side
 from ..diagnostic import Report
 from ..registry import ERROR, WARNING, report, rule
 
@@ -173,8 +173,8 @@ def sync_dropped_by_cv_combine(model) -> Iterator[Report]:
                         use,
                         "`T.%s`%s syncs %s pipes after a %s op while %s: CombineCV drops it from the %s "
                         "code (hang or race)" % (
-                            use.prim, use.via_text(), _SIDE[needed], _SIDE[previous],
-                            config.describe(C.AUTO_CV_COMBINE), _SIDE[needed]),
+                            use.prim, use.via_text(), SIDE_NAMES[needed], SIDE_NAMES[previous],
+                            config.describe(C.AUTO_CV_COMBINE), SIDE_NAMES[needed]),
                         help="Move it after an op of its own side, or turn COMBINE off and use explicit "
                              "T.Scope blocks",
                     )
@@ -186,7 +186,6 @@ def sync_dropped_by_cv_combine(model) -> Iterator[Report]:
                 previous = side if side in ("C", "V") else "?"
 
 
-_SIDE = {"C": "Cube", "V": "Vector"}
 _CLASSIFIED = frozenset({"copy", "gemm_v0", "mma", "Parallel", "@store"})
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 from typing import Iterator, List, Tuple
 
 from .. import constants as C
+from ..model.sides import SIDE_NAMES
 from ..diagnostic import Report
 from ..registry import ERROR, report, rule
 
 _COMBINE = C.SWITCH_ENUM[C.AUTO_CV_COMBINE]
 _EXPERT_KINDS = C.EXPERT_ALLOCS
-_SIDE = {"C": "Cube", "V": "Vector"}
 
 
 def _unscoped_ops(kernel, config) -> List[Tuple[object, str]]:
@@ -89,8 +89,8 @@ def unscoped_cv_ops_without_combine(model) -> Iterator[Report]:
             first,
             "%s%s does %s work and %s at line %d %s work, outside any T.Scope, while %s: each core "
             "runs both (build failure or illegal instruction)" % (
-                first.describe(), first.via_text(), _SIDE[side], other.describe(), other.line,
-                _SIDE["V" if side == "C" else "C"], config.describe(C.AUTO_CV_COMBINE)),
+                first.describe(), first.via_text(), SIDE_NAMES[side], other.describe(), other.line,
+                SIDE_NAMES["V" if side == "C" else "C"], config.describe(C.AUTO_CV_COMBINE)),
             help='Turn %s on, or wrap the ops in `T.Scope("C")` / `T.Scope("V")`' % _COMBINE,
         )
 
@@ -144,6 +144,6 @@ def unscoped_single_side_without_combine(model) -> Iterator[Report]:
         yield report(
             first,
             "%s%s does %s work outside any T.Scope while %s: emitted for both cores, rejected since "
-            "#1753" % (first.describe(), first.via_text(), _SIDE[side], config.describe(C.AUTO_CV_COMBINE)),
+            "#1753" % (first.describe(), first.via_text(), SIDE_NAMES[side], config.describe(C.AUTO_CV_COMBINE)),
             help='Turn %s on, or wrap it in `T.Scope("%s")`' % (_COMBINE, side),
         )

@@ -6,13 +6,11 @@ from typing import Dict, Iterator, List, Optional
 
 from .. import constants as C
 from ..model.calls import argument, keyword_arg
-from ..model.sides import GM
+from ..model.sides import GM, SIDE_NAMES, buffer_side
 from ..diagnostic import Report
 from ..registry import ERROR, WARNING, report, rule
 from ._text import name as _name
 
-_SIDE = {"C": "Cube", "V": "Vector"}
-_CUBE_KINDS = {"alloc_L1", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_fragment"}
 
 
 def _both_on(config) -> bool:
@@ -128,7 +126,7 @@ def auto_cv_sync_handoff_not_named_workspace(model) -> Iterator[Report]:
                     use,
                     "%s hands data from the %s core to the %s core, but AUTO_CV_SYNC only synchronises "
                     "buffers named `workspace*`: no flag is placed (race)" % (
-                        _name(name), _SIDE[side], _SIDE["V" if side == "C" else "C"]),
+                        _name(name), SIDE_NAMES[side], SIDE_NAMES["V" if side == "C" else "C"]),
                     help="Rename it `workspace_%s`" % name if name.isidentifier()
                     else "Rename it so the name contains `workspace`",
                 )
@@ -141,11 +139,8 @@ def _kind(kind: str) -> str:
 
 
 def _side(kind: Optional[str]) -> Optional[str]:
-    if kind in _CUBE_KINDS:
-        return "C"
-    if kind == "alloc_ub":
-        return "V"
-    return None
+    side = buffer_side(kind)
+    return side if side in ("C", "V") else None
 
 
 def _mixed_pipelines(kernel) -> List:

@@ -6,14 +6,13 @@ from typing import Iterator, Optional
 
 from ..model.calls import argument
 from ..model.resolve import UNKNOWN
+from ..model.sides import PIPES as VALID_PIPES, SIDE_NAMES
 from ..diagnostic import Report
 from ..registry import ERROR, report, rule
 from ._text import quoted
 
 _TO_V = {"v", "vec", "vector", "aiv", "vec_core", "vector_core"}
 _TO_C = {"c", "cube", "aic", "cube_core"}
-VALID_PIPES = ("fix", "mte1", "mte2", "mte3", "m", "v", "s")
-_SIDE = {"C": "Cube", "V": "Vector"}
 
 
 @rule(
@@ -94,7 +93,7 @@ def op_in_wrong_scope(model) -> Iterator[Report]:
                     use,
                     '%s%s is %s work inside T.Scope("%s"): it is compiled into the %s binary (build '
                     "failure or illegal instruction)" % (
-                        use.describe(), use.via_text(), _SIDE[side], scope, _SIDE[scope]),
+                        use.describe(), use.via_text(), SIDE_NAMES[side], scope, SIDE_NAMES[scope]),
                     help='Move it into `T.Scope("%s")`' % side,
                 )
 
@@ -134,7 +133,7 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
                 yield report(
                     use,
                     '`T.set_cross_flag(%s)`%s in T.Scope("%s") names a pipe the %s core does not have '
-                    "(illegal instruction)" % (quoted(pipe), use.via_text(), scope, _SIDE[scope]),
+                    "(illegal instruction)" % (quoted(pipe), use.via_text(), scope, SIDE_NAMES[scope]),
                     help='Use "%s"' % good,
                 )
 
