@@ -103,12 +103,17 @@ def dedupe(diagnostics: Iterable[Diagnostic]) -> List[Diagnostic]:
     return sorted(kept, key=lambda d: (d.line, d.col, d.code))
 
 
+def printable(text: str) -> str:
+    """``text`` on one line, control characters escaped (a message may echo
+    user source)."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def _internal_error(step: str, exc: BaseException) -> Diagnostic:
     detail = str(exc).splitlines()[0][:120] if str(exc) else ""
     return Diagnostic(
         "TLA000", 1, 0,
-        "flake8-tilelang internal error while %s: %s%s; the rest of this file was not fully "
-        "checked, please report it with this file" % (
-            step, type(exc).__name__, ": " + detail if detail else ""),
-        ERROR,
+        "flake8-tilelang internal error while %s: %s%s; the rest of this file was not fully checked" % (
+            step, type(exc).__name__, ": " + printable(detail) if detail else ""),
+        ERROR, help="Please report it with this file",
     )

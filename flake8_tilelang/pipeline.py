@@ -102,9 +102,9 @@ class FileResult(NamedTuple):
 
 
 def simple(path: str, line: int, col: int, code: str, message: str, severity: str = "error",
-           source: str = "", end_col: Optional[int] = None) -> Finding:
+           source: str = "", end_col: Optional[int] = None, help: Optional[str] = None) -> Finding:  # noqa: A002
     return Finding(path, line, col, code, message, severity, line,
-                   col + 1 if end_col is None else end_col, line if line > 0 else None, source)
+                   col + 1 if end_col is None else end_col, line if line > 0 else None, source, help)
 
 
 def _safe_roots() -> frozenset:
@@ -215,11 +215,13 @@ def lint_source(display: str, data: bytes, settings: Settings,
     except (Exception, RecursionError) as exc:  # noqa: B902 - one bad file never ends the run
         if os.environ.get(STRICT_ENV) == "1":
             raise
+        from .engine import printable
+
         detail = str(exc).splitlines()[0][:120] if str(exc) else ""
         return FileResult([simple(
             display, 1, 0, "TLA000",
-            "flake8-tilelang internal error: %s%s; please report it with this file" % (
-                type(exc).__name__, ": " + repr(detail) if detail else ""))], False)
+            "flake8-tilelang internal error: %s%s" % (type(exc).__name__, ": " + printable(detail) if detail else ""),
+            help="Please report it with this file")], False)
 
 
 def parse(display: str, data: bytes, source: Optional[SourceFile] = None):
@@ -259,10 +261,10 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
     wanted = settings.enabled
     known = _known_codes()
 
-    malformed: List[Tuple[int, int, str]] = []
+    malformed: List[Tuple[int, int, str, str]] = []
     if honour and suppress.MALFORMED_NOQA in wanted:
         malformed = suppress.malformed_noqa(lines, known)
-    comments = [(line, col, suppress.MALFORMED_NOQA, msg) for line, col, msg in malformed]
+    comments = [(line, col, suppress.MALFORMED_NOQA, msg, advice) for line, col, msg, advice in malformed]
     if honour and suppress.flake8_skips_file(lines):
         # flake8 checks nothing in this file: neither does the command line,
         # except for the comment warnings.
@@ -313,11 +315,10 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
                 note = " (%s %s not enabled in this run)" % (
                     ", ".join(off), "is" if len(off) == 1 else "are")
             comments.append((noqa.line, noqa.col, suppress.UNUSED_NOQA,
-                             "unused `noqa` code%s %s: nothing reports %s on this statement%s; "
-                             "remove %s from the comment" % (
+                             "unused `noqa` code%s %s: nothing reports %s on this statement%s" % (
                                  "s" if len(codes) > 1 else "", ", ".join(codes),
-                                 "it" if len(codes) == 1 else "them", note,
-                                 "it" if len(codes) == 1 else "them")))
+                                 "it" if len(codes) == 1 else "them", note),
+                             "Remove %s from the comment" % ("it" if len(codes) == 1 else "them")))
 
     if directive is not None:
         comments = [c for c in comments if not suppress.suppressed_by_file_directive(directive, c[2])]
@@ -348,7 +349,7 @@ def _finish(display: str, source: SourceFile, diagnostics, settings: Settings,
         out.append(Finding(display, d.line, d.col, d.code, d.message, d.severity, d.end_line, d.end_col,
                            _noqa_row(lines, d.line, index), src, d.help, d.fix,
                            source.line_text(d.end_line) if d.end_line != d.line else ""))
-    for line, col, code, msg in comments:
+    for line, col, code, msg, advice in comments:
         if code not in settings.enabled or (ignored and code.startswith(ignored)):
             continue
         if index is None:
@@ -356,7 +357,7 @@ def _finish(display: str, source: SourceFile, diagnostics, settings: Settings,
         src = source.line_text(line)
         start = byte_index(src, col)
         out.append(Finding(display, line, start, code, msg, _default_severity(code) or "error", line,
-                           _comment_end(src, start), _noqa_row(lines, line, index), src))
+                           _comment_end(src, start), _noqa_row(lines, line, index), src, advice))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     return out
 

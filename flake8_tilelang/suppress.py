@@ -227,22 +227,25 @@ def _suggest(word: str) -> str:
     return "TLA" + digits if digits else "TLA001"
 
 
-def malformed_noqa(lines: Sequence[str], known_codes: Iterable[str]) -> List[Tuple[int, int, str]]:
-    """(line, 0-based char column, message) for each TLA suppression comment
-    that flake8 reads differently from what it says."""
+def malformed_noqa(lines: Sequence[str], known_codes: Iterable[str]) -> List[Tuple[int, int, str, str]]:
+    """(line, 0-based char column, message, help) for each TLA suppression
+    comment that flake8 reads differently from what it says."""
     known = tuple(known_codes)
-    out: List[Tuple[int, int, str]] = []
+    out: List[Tuple[int, int, str, str]] = []
     for n, line in enumerate(lines, 1):
         low = line.lower()
         if "noqa" not in low or ("tla" not in low and "tilelang" not in low):
             continue
         problem = _file_level_problem(line, known) or _inline_problem(line, known)
         if problem is not None:
-            out.append((n, problem[0], problem[1]))
+            col, rest = problem[0], problem[1:]
+            if len(rest) == 1:  # (col, (message, help))
+                rest = rest[0]
+            out.append((n, col, rest[0], rest[1]))
     return out
 
 
-def _file_level_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int, str]]:
+def _file_level_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int, str, str]]:
     m = _FILE_DIRECTIVE_ANY.search(line)
     if m is not None:
         full = _FILE_DIRECTIVE.match(line)
@@ -250,34 +253,35 @@ def _file_level_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int
             codes = parse_codes(full.group("codes") or "")
             if not all(c.isupper() for c in codes):
                 return m.start(), (
-                    "`%s` is ignored: codes are case-sensitive; write them in upper case, e.g. "
-                    "`# flake8-tilelang: noqa: TLA001`" % line[m.start():].strip())
+                    "`%s` is ignored: codes are case-sensitive" % line[m.start():].strip(),
+                    "Write the codes in upper case, e.g. `# flake8-tilelang: noqa: TLA001`")
             unknown = [c for c in codes if not any(k.startswith(c) for k in known)]
             if unknown:
                 return m.start(), (
-                    "`%s` names %s, which matches no flake8-tilelang code; see "
-                    "`flake8-tilelang rules`" % (line[m.start():].strip(), ", ".join(
-                        "`%s`" % c for c in unknown)))
+                    "`%s` names %s, which matches no flake8-tilelang code" % (
+                        line[m.start():].strip(), ", ".join("`%s`" % c for c in unknown)),
+                    "See `flake8-tilelang rules` for the codes")
             return None
         if line[:m.start()].strip():
-            why = "it must be a comment on its own line"
+            why, advice = "it must be a comment on its own line", "Move it to a line of its own"
         else:
-            why = "write `# flake8-tilelang: noqa` or `# flake8-tilelang: noqa: TLA001,TLA002`"
+            why = "it is malformed"
+            advice = "Write `# flake8-tilelang: noqa` or `# flake8-tilelang: noqa: TLA001,TLA002`"
         return m.start(), "`%s` is not a valid file-level directive and is ignored: %s" % (
-            line[m.start():].strip(), why)
+            line[m.start():].strip(), why), advice
     m = NOQA_FILE.match(line)
     if m is not None:
         rest = line[m.end():]
         if _tla_word(rest):
             return line.index("#"), (
                 "`%s` makes flake8 skip the whole file, every code: flake8 does not read codes "
-                "after `# flake8: noqa`; to turn off TLA codes for this file write "
-                "`# flake8-tilelang: noqa: %s`" % (line.strip(), ",".join(
-                    w.upper() for w in _WORD.findall(rest) if w.upper().startswith("TLA"))))
+                "after `# flake8: noqa`" % line.strip(),
+                "To turn off only TLA codes for this file, write `# flake8-tilelang: noqa: %s`" % ",".join(
+                    w.upper() for w in _WORD.findall(rest) if w.upper().startswith("TLA")))
     return None
 
 
-def _inline_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int, str]]:
+def _inline_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int, str, str]]:
     m = NOQA_INLINE_REGEX.search(line)
     if m is None:
         loose = _LOOSE_NOQA.search(line)
@@ -288,7 +292,7 @@ def _inline_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int, st
             return None
         return loose.start(), (
             "`%s` is not a noqa comment for flake8 (it needs exactly `# noqa`) and silences "
-            "nothing; write `# noqa: %s`" % (line[loose.start():].strip(), _suggest(word)))
+            "nothing" % line[loose.start():].strip(), "Write `# noqa: %s`" % _suggest(word))
     text = line[m.start():].rstrip("\r\n")
     if m.group("codes") is None:
         tail = line[m.start() + len("# noqa"):]
@@ -307,29 +311,29 @@ def _inline_problem(line: str, known: Tuple[str, ...]) -> Optional[Tuple[int, st
         else:
             why = "`%s` is not a code: codes are letters then digits" % word
         if re.search(r"[0-9]", word):
-            advice = "write `# noqa: %s`" % _suggest(word)
+            advice = "Write `# noqa: %s`" % _suggest(word)
         else:
-            advice = "name the codes, e.g. `# noqa: TLA001,TLA002`"
+            advice = "Name the codes, e.g. `# noqa: TLA001,TLA002`"
         return m.start(), (
             "`%s` is a blanket noqa for flake8 (%s): it silences every code on the line, "
-            "not only %s; %s" % (text.strip(), why, word, advice))
+            "not only %s" % (text.strip(), why, word), advice)
     codes = parse_codes(m.group("codes"))
     for code in codes:
         if code.upper().startswith("TLA") and code != code.upper():
             return m.start(), (
                 "`%s` silences nothing: flake8 compares codes case-sensitively, so `%s` never "
-                "matches; write `%s`" % (text.strip(), code, code.upper()))
+                "matches" % (text.strip(), code), "Write `%s`" % code.upper())
     for code in codes:
         if code.startswith("TLA") and not any(k.startswith(code) for k in known):
             return m.start(), (
                 "`%s` names `%s`, which matches no flake8-tilelang code, so it silences "
-                "nothing; see `flake8-tilelang rules`" % (text.strip(), code))
+                "nothing" % (text.strip(), code), "See `flake8-tilelang rules` for the codes")
     word = _tla_word(line[m.end():])
     if word is not None:
         return m.start(), (
-            "`%s`: flake8 stops reading codes before `%s`, so it does not silence it; write "
-            "codes as letters then digits separated by commas, e.g. `# noqa: %s`" % (
-                text.strip(), word, _suggest(word)))
+            "`%s`: flake8 stops reading codes before `%s`, so it does not silence it" % (
+                text.strip(), word),
+            "Write codes as letters then digits separated by commas, e.g. `# noqa: %s`" % _suggest(word))
     return None
 
 
