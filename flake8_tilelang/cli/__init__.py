@@ -148,6 +148,26 @@ def _parser():
     files(kernels)
     selection(kernels, formats=("full", "text", "table", "json"), default_help="table")
 
+    migrate = sub.add_parser(
+        "migrate", help="rewrite Expert-mode kernels into Developer mode (the mode guide's §3.1)",
+        description="Rewrite each Expert or Mixed kernel into Developer mode: the four switches on, "
+                    "Developer allocations, no T.Scope, no hand-written syncs or annotate_address; "
+                    "steps that need a human are listed, not guessed. Exit 0: done (or nothing to "
+                    "do); 1: with --diff, there are changes; 2: usage, config or internal error.")
+    files(migrate)
+    migrate.add_argument("--to", choices=("developer",), default="developer",
+                         help="target mode (only developer)")
+    migrate.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
+    migrate.add_argument("--kernel", action="append", metavar="NAME",
+                         help="only this kernel (prim_func name or factory.name); repeatable")
+    migrate.add_argument("--annotate", action="store_true",
+                         help="also write a `# TODO(migrate, ...)` comment above each manual step")
+    migrate.add_argument("--output-format", "--format", dest="output_format", choices=("text", "json"),
+                         default="text", help="the report's format")
+    migrate.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    migrate.add_argument("--config", metavar="PYPROJECT", help=argparse.SUPPRESS)
+    migrate.add_argument("--isolated", action="store_true", help=argparse.SUPPRESS)
+
     sub.add_parser("version", help="print versions")
     return top
 

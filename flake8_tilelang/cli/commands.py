@@ -311,3 +311,87 @@ def cmd_kernels(args) -> int:
         text = to_table(entries, errors)
     _emit(text, args.output_file)
     return 2 if errors and not entries else 0
+
+
+# -- migrate --------------------------------------------------------------------
+
+def cmd_migrate(args) -> int:
+    import difflib
+
+    from .. import migrate as M
+    from ..pipeline import lint_source, parse
+    from .discover import STDIN, discover
+    from .run import read_inputs
+
+    finder = SettingsFinder(args)
+    settings = finder.base
+    paths = _paths(args)
+    if STDIN in paths:
+        raise ConfigError("migrate rewrites files: it does not read stdin")
+    files = discover(paths, settings, args.force_exclude)
+    todo, errors = read_inputs(files, None)
+    plans = []
+    diffs = []
+    only = set(args.kernel or ()) or None
+    for display, data in todo:
+        source, tree, error = parse(display, data)
+        if tree is None or source is None:
+            continue  # `check` reports it
+        fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
+        plans.append(fp)
+        if fp.new_text is None:
+            continue
+        new_bytes = source.encode(fp.new_text)
+        result = lint_source(display, new_bytes, finder.for_path(display))
+        fp.remaining = [(f.line, f.code) for f in result.findings]
+        if args.diff:
+            diffs.append("".join(difflib.unified_diff(
+                source.text.splitlines(keepends=True), fp.new_text.splitlines(keepends=True),
+                "a/" + display.lstrip("./"), "b/" + display.lstrip("./"))))
+            continue
+        try:
+            _write_in_place(display, new_bytes)
+        except OSError as exc:
+            fp.error = "cannot write: %s" % exc
+    if args.output_format == "json":
+        report = json.dumps({
+            "files": [{
+                "file": fp.path, "written": fp.new_text is not None and not fp.error and not args.diff,
+                "error": fp.error, "still_reported": [{"line": n, "code": c} for n, c in fp.remaining],
+                "kernels": [{
+                    "kernel": k.name, "line": k.line, "mode": k.mode, "status": k.status, "reason": k.reason,
+                    "actions": k.actions,
+                    "manual_steps": [{"line": s.line, "what": s.what, "section": s.section} for s in k.steps],
+                } for k in fp.kernels],
+            } for fp in plans],
+            "errors": [{"file": e.path, "code": e.code, "message": e.message} for e in errors],
+            "summary": M.summary(plans),
+        }, indent=2) + "\n"
+    else:
+        report = M.report_text(plans)
+        s = M.summary(plans)
+        report += "%d kernel%s %s, %d skipped, %d manual step%s.\n" % (
+            s["migrated"], "" if s["migrated"] == 1 else "s", "to migrate" if args.diff else "migrated",
+            sum(s["skipped"].values()), sum(s["manual_steps"].values()),
+            "" if sum(s["manual_steps"].values()) == 1 else "s")
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+        sys.stderr.write(report)
+    else:
+        _emit(report, args.output_file)
+    for e in errors:
+        sys.stderr.write("%s: %s %s\n" % (_printable(e.path), e.code, e.message))
+    if any(fp.error for fp in plans):
+        return 2
+    return 1 if args.diff and diffs else 0
+
+
+def _write_in_place(path: str, data: bytes) -> None:
+    """Replace ``path``'s content, keeping the file (and its mode); never
+    through a symlink."""
+    if os.path.islink(path):
+        raise OSError("%s is a symbolic link; not followed" % path)
+    flags = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)

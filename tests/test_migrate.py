@@ -1,0 +1,160 @@
+"""`flake8-tilelang migrate`: Expert kernels -> Developer text, byte for byte
+(tests/migrate/<case>.py -> <case>.py.migrated), report, skips, idempotence."""
+import glob
+import json
+import os
+import shutil
+
+import pytest
+
+from flake8_tilelang.cli import main
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrate")
+CASES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(HERE, "*.py")))
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def args_of(path):
+    with open(path, encoding="utf-8") as f:
+        first = f.readline()
+    return first.split("migrate-args:", 1)[1].split() if "migrate-args:" in first else []
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_migration_matches_the_expected_text(case, tmp_path, capsys, monkeypatch):
+    shutil.copy(os.path.join(HERE, case), tmp_path / case)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["migrate"] + args_of(case) + [case], capsys)
+    assert code == 0, out
+    with open(os.path.join(HERE, case + ".migrated"), "rb") as f:
+        expected = f.read()
+    assert (tmp_path / case).read_bytes() == expected
+    # a second run changes nothing
+    code, out, err = run(["migrate", "--diff"] + args_of(case) + [case], capsys)
+    assert code == 0 and out == "" and "0 kernels to migrate" in err
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_migrated_kernels_are_developer_and_clean(case, tmp_path, capsys, monkeypatch):
+    shutil.copy(os.path.join(HERE, case + ".migrated"), tmp_path / case)
+    monkeypatch.chdir(tmp_path)
+    only = set(args_of(case)[1::2])
+    _, out, _ = run(["kernels", "--output-format", "json", case], capsys)
+    kernels = json.loads(out)["kernels"]
+    chosen = [k for k in kernels if not only or (k["factory"] or k["kernel"]) in only]
+    assert chosen and all(k["mode"] == "Developer" for k in chosen)
+    _, out, _ = run(["check", "--no-cache", "--output-format", "concise", case], capsys)
+    codes = {line.split()[1] for line in out.splitlines()}
+    assert not codes & {"TLA001", "TLA002", "TLA004", "TLA005", "TLA006", "TLA007", "TLA008"}
+
+
+def test_diff_writes_nothing_and_exits_1(tmp_path, capsys, monkeypatch):
+    shutil.copy(os.path.join(HERE, "gemm_expert.py"), tmp_path / "g.py")
+    monkeypatch.chdir(tmp_path)
+    before = (tmp_path / "g.py").read_bytes()
+    code, out, err = run(["migrate", "--diff", "g.py"], capsys)
+    assert code == 1 and out.startswith("--- a/g.py\n+++ b/g.py\n")
+    assert "-            with T.Scope(\"C\"):  # the cube part" in out
+    assert (tmp_path / "g.py").read_bytes() == before
+    assert "1 kernel to migrate" in err
+
+
+def test_crlf_tabs_and_encoding_are_kept(tmp_path, capsys, monkeypatch):
+    with open(os.path.join(HERE, "gemm_expert.py"), encoding="utf-8") as f:
+        text = f.read()
+    with open(os.path.join(HERE, "gemm_expert.py.migrated"), encoding="utf-8") as f:
+        expected = f.read()
+    head = "# -*- coding: latin-1 -*-\n# caf\xe9\n"
+    (tmp_path / "g.py").write_bytes((head + text).replace("\n", "\r\n").encode("latin-1"))
+    monkeypatch.chdir(tmp_path)
+    assert run(["migrate", "g.py"], capsys)[0] == 0
+    assert (tmp_path / "g.py").read_bytes() == (head + expected).replace("\n", "\r\n").encode("latin-1")
+
+
+def test_manual_steps_are_reported_not_guessed(tmp_path, capsys, monkeypatch):
+    shutil.copy(os.path.join(HERE, "fa_cross_flags.py"), tmp_path / "fa.py")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["migrate", "--output-format", "json", "fa.py"], capsys)
+    report = json.loads(out)
+    steps = [s for k in report["files"][0]["kernels"] for s in k["manual_steps"]]
+    sections = sorted({s["section"] for s in steps})
+    assert sections == ["§3.1 step 5", "§3.1.1 steps 1 and 3", "§3.1.1 steps 2 and 4"]
+    text = (tmp_path / "fa.py").read_text()
+    assert "TODO" not in text and "vid * block_M // 2" in text and "workspace" in text
+
+
+def test_annotate_writes_todo_comments(tmp_path, capsys, monkeypatch):
+    shutil.copy(os.path.join(HERE, "fa_cross_flags.py"), tmp_path / "fa.py")
+    monkeypatch.chdir(tmp_path)
+    assert run(["migrate", "--annotate", "fa.py"], capsys)[0] == 0
+    text = (tmp_path / "fa.py").read_text()
+    assert "# TODO(migrate, §3.1.1 steps 2 and 4): replace the GM round trip" in text
+    import ast
+
+    ast.parse(text)
+
+
+SKIPPED = '''\
+import tilelang
+import tilelang.language as T
+import os
+
+CFG = {{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: os.environ.get("SYNC") == "1"}}
+
+
+@T.macro
+def sync():
+    T.barrier_all()
+
+
+@tilelang.jit(out_idx=[-1], pass_configs={cfg})
+def k1(M, dtype="float16"):
+    @T.prim_func
+    def main(A: T.Tensor((M,), dtype)):
+        with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((32,), dtype)
+            with T.Scope("V"):
+                T.copy(A[cid * 64], a)
+                {body}
+
+    return main
+'''
+
+
+@pytest.mark.parametrize("cfg,body,reason", [
+    ("CFG", "T.barrier_all()", "its pass_configs cannot be resolved"),
+    ("{}", "T.sync_all()", "uses T.sync_all"),
+])
+def test_kernels_the_model_cannot_fully_resolve_are_skipped(tmp_path, capsys, monkeypatch, cfg, body, reason):
+    (tmp_path / "k.py").write_text(SKIPPED.format(cfg=cfg, body=body))
+    monkeypatch.chdir(tmp_path)
+    before = (tmp_path / "k.py").read_bytes()
+    code, out, _ = run(["migrate", "k.py"], capsys)
+    assert code == 0 and "skipped: " + reason in out
+    assert (tmp_path / "k.py").read_bytes() == before
+
+
+def test_a_macro_shared_with_a_kernel_not_migrated_skips(tmp_path, capsys, monkeypatch):
+    text = SKIPPED.format(cfg="{}", body="sync()") + '''
+
+@tilelang.jit(out_idx=[-1], pass_configs={})
+def k2(M, dtype="float16"):
+    @T.prim_func
+    def main(A: T.Tensor((M,), dtype)):
+        with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+            with T.Scope("V"):
+                sync()
+
+    return main
+'''
+    (tmp_path / "k.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["migrate", "--kernel", "k1", "k.py"], capsys)
+    assert "skipped: macro `sync` is shared with kernels that are not migrated" in out
+    code, out, _ = run(["migrate", "k.py"], capsys)  # both together: fine
+    assert "2 kernels migrated" in out
