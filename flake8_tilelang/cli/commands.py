@@ -114,6 +114,9 @@ def cmd_check(args) -> int:
                     stdin_filename=args.stdin_filename, stdin_data=stdin_data, jobs=jobs,
                     cache_dir=_cache_dir(args, settings))
     findings = outcome.findings
+    if not args.quiet:
+        for note in outcome.notes:
+            sys.stderr.write("flake8-tilelang: warning: %s\n" % note)
     if args.statistics:
         from ..output.text import statistics_rows, statistics_text
 

@@ -24,6 +24,7 @@ class Outcome:
     analysed: int = 0  # files that mention tilelang
     cached: int = 0
     jobs: int = 1
+    notes: List[str] = field(default_factory=list)  # one-line warnings for stderr
 
 
 def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
@@ -75,7 +76,7 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
     for display, data in todo:
         if cache is not None and display not in from_stdin:
             key = cache.key(display, data)
-            hit = cache.get(key)
+            hit = cache.get(key, display)
             if hit is not None:
                 outcome.findings.extend(hit)
                 continue
@@ -88,6 +89,10 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
         outcome.findings.extend(result.findings)
         if cache is not None and result.cacheable and display in keys:
             cache.put(keys[display], result.findings)
+    if cache is not None:
+        cache.close()
+        if cache.problem:
+            outcome.notes.append("not using the cache: %s" % cache.problem)
     outcome.findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return outcome
 

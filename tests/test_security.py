@@ -1,0 +1,340 @@
+"""Trust boundaries (issue 15): every test builds a hostile tree in a
+temporary folder and runs the tool over it as a pull request in CI would."""
+import io
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from flake8_tilelang.cli import main
+from flake8_tilelang.cli import cache as cache_mod
+from flake8_tilelang.cli import run as run_mod
+
+POSIX = os.name == "posix"
+needs_posix = pytest.mark.skipif(not POSIX, reason="POSIX file system semantics")
+
+KERNEL = textwrap.dedent('''\
+    import tilelang
+    import tilelang.language as T
+
+    CFG = {
+        tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+        tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True,
+    }
+
+
+    @tilelang.jit(out_idx=[-1], pass_configs=CFG)
+    def vec_exp(M, N, block_M, dtype="float16"):
+        @T.prim_func
+        def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+            with T.Kernel(M // block_M, is_npu=True) as (cid, vid):
+                a_ub = T.alloc_ub((block_M // 2, N), dtype)
+                with T.Scope("V"):
+                    T.copy(A[cid * block_M + vid * block_M // 2, 0], a_ub)
+                    T.barrier_all()
+                    T.tile.exp(a_ub, a_ub)
+                    T.copy(a_ub, B[cid * block_M + vid * block_M // 2, 0])
+
+        return main
+    ''')
+EXPECTED = ["./k.py:16 TLA001", "./k.py:18 TLA002"]
+CACHE = ".flake8_tilelang_cache"
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def heads(out):
+    """path:line CODE of each concise line (columns are not the point here)."""
+    out_rows = []
+    for line in out.splitlines():
+        path, row, _col, rest = line.split(":", 3)
+        out_rows.append("%s:%s %s" % (path, row, rest.split()[0]))
+    return out_rows
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'victim'\n")
+    (root / "k.py").write_text(KERNEL)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The files actually analysed (not served from the cache)."""
+    seen = []
+    real = run_mod.analyze
+
+    def counting(display, data, settings):
+        seen.append(display)
+        return real(display, data, settings)
+
+    monkeypatch.setattr(run_mod, "analyze", counting)
+    return seen
+
+
+def snapshot(folder):
+    """Every path below ``folder`` with its type and content (no symlink followed)."""
+    out = {}
+    for root, dirs, files in os.walk(str(folder)):
+        for name in dirs + files:
+            full = os.path.join(root, name)
+            st = os.lstat(full)
+            rel = os.path.relpath(full, str(folder))
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(full))
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = ("dir",)
+            else:
+                with open(full, "rb") as f:
+                    out[rel] = ("file", f.read())
+    return out
+
+
+def check(capsys, *extra):
+    return run(["check", "--output-format", "concise"] + list(extra) + ["."], capsys)
+
+
+def entries(base):
+    """The entry files of the current checker below a cache base folder."""
+    found = []
+    for root, _, files in os.walk(str(base)):
+        found += [os.path.join(root, f) for f in files if cache_mod._ENTRY.match(f)]
+    return found
+
+
+# -- 1. the cache touches only what it created ------------------------------------
+
+def test_default_cache_is_created_marked_and_tagged(proj, capsys, calls):
+    code, out, _ = check(capsys)
+    assert (code, heads(out)) == (1, EXPECTED)
+    cache = proj / CACHE
+    assert (cache / cache_mod.MARKER).read_text() == cache_mod.MARKER_TEXT
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (cache / ".gitignore").read_text().endswith("*\n")
+    if POSIX:
+        assert stat.S_IMODE(os.lstat(str(cache / cache_mod.MARKER)).st_mode) == 0o600
+    assert len(entries(cache)) == 1
+    calls.clear()
+    assert heads(check(capsys)[1]) == EXPECTED and calls == []  # served from the cache
+
+
+@pytest.mark.parametrize("shared", [".", "shared"])
+def test_cache_dir_in_a_folder_the_tool_did_not_create(proj, capsys, calls, shared):
+    """--cache-dir . (or a shared ~/.cache, /tmp): nothing is written or
+    deleted next to the user's files; entries go to a marked subfolder."""
+    folder = proj / shared
+    folder.mkdir(exist_ok=True)
+    hexdir = folder / "0123456789abcdef0123"  # looks like an old cache folder: not ours
+    hexdir.mkdir()
+    (hexdir / "keep.txt").write_text("mine")
+    (folder / "v2-0123456789abcdef").mkdir()  # looks like a checker folder: not ours either
+    (folder / "v2-0123456789abcdef" / ("a" * 64)).write_text("mine")
+    before = snapshot(folder)
+    code, out, _ = check(capsys, "--cache-dir", str(folder))
+    assert (code, heads(out)) == (1, EXPECTED)
+    after = snapshot(folder)
+    assert {k: v for k, v in after.items() if not k.startswith(cache_mod.SUBDIR)} == before
+    assert not (folder / ".gitignore").exists() and not (folder / "CACHEDIR.TAG").exists()
+    sub = folder / cache_mod.SUBDIR
+    assert (sub / "CACHEDIR.TAG").exists() and (sub / ".gitignore").exists()
+    assert len(entries(sub)) == 1
+    calls.clear()
+    assert heads(check(capsys, "--cache-dir", str(folder))[1]) == EXPECTED and calls == []
+    if shared == ".":  # git would still see the repository: only the subfolder is ignored
+        assert (sub / ".gitignore").read_text().endswith("*\n")
+
+
+@needs_posix
+def test_symlinked_cache_dir_is_never_followed(proj, tmp_path, capsys, calls):
+    """A committed `.flake8_tilelang_cache -> ../elsewhere` must not let a
+    plain `check` delete or create anything outside the repository."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("0123456789abcdef0123", "v2-0123456789abcdef"):
+        (elsewhere / name).mkdir()
+        (elsewhere / name / "precious").write_text("do not delete")
+    (elsewhere / cache_mod.SUBDIR).mkdir()
+    before = snapshot(elsewhere)
+    os.symlink("../elsewhere", str(proj / CACHE))
+    for _ in range(2):
+        code, out, err = check(capsys)
+        assert (code, heads(out)) == (1, EXPECTED)
+        assert "not using the cache" in err and "symlink" in err
+    assert snapshot(elsewhere) == before
+    assert len(calls) == 2  # no cache at all
+
+
+@needs_posix
+def test_dangling_symlinks_in_the_cache_create_nothing(proj, tmp_path, capsys):
+    target = tmp_path / "created_by_attacker"
+    cache = proj / CACHE
+    cache.mkdir()  # committed: not created by the tool
+    os.symlink(str(target), str(cache / "CACHEDIR.TAG"))
+    os.symlink(str(target) + "2", str(cache / ".gitignore"))
+    sub = cache / cache_mod.SUBDIR
+    code, out, _ = check(capsys)
+    assert (code, heads(out)) == (1, EXPECTED)
+    assert not target.exists() and not os.path.exists(str(target) + "2")
+    # inside the tool's own folder too: a symlink squatting a name is left alone
+    for name in ("CACHEDIR.TAG", ".gitignore"):
+        os.remove(str(sub / name))
+        os.symlink(str(target), str(sub / name))
+    checker = [d for d in os.listdir(str(sub)) if d.startswith("v")][0]
+    entry = entries(sub)[0]
+    os.remove(entry)
+    os.symlink(str(target), entry)  # an entry that is a dangling symlink: a miss, replaced
+    code, out, _ = check(capsys)
+    assert (code, heads(out)) == (1, EXPECTED)
+    assert not target.exists()
+    assert os.path.isfile(entry) and not os.path.islink(entry)
+    # a symlinked subfolder is never entered
+    other = tmp_path / "other"
+    other.mkdir()
+    os.rename(str(sub), str(tmp_path / "moved"))
+    os.symlink(str(other), str(sub))
+    code, out, err = check(capsys)
+    assert (code, heads(out)) == (1, EXPECTED) and "not using the cache" in err
+    assert os.listdir(str(other)) == [] and checker
+
+
+@needs_posix
+def test_a_cache_folder_checked_out_of_git_is_not_trusted(proj, capsys, calls):
+    """A forged cache committed to the repository (its marker comes out of
+    git as 0644) cannot hide findings: the tool does not use it."""
+    check(capsys)
+    cache = proj / CACHE
+    (entry,) = entries(cache)
+    key = os.path.basename(entry)
+    with open(entry, "w") as f:
+        json.dump({"key": key, "findings": []}, f)  # "no findings"
+    os.chmod(str(cache / cache_mod.MARKER), 0o644)
+    calls.clear()
+    code, out, err = check(capsys)
+    assert (code, heads(out)) == (1, EXPECTED) and calls == ["./k.py"]
+    with open(entry) as f:
+        assert json.load(f)["findings"] == []  # and the forged folder was not written to
+
+
+def test_a_new_checker_removes_only_its_own_old_entries(proj, capsys, monkeypatch):
+    check(capsys)
+    cache = proj / CACHE
+    (old,) = [d for d in os.listdir(str(cache)) if d.startswith("v")]
+    (cache / old / "notes.txt").write_text("the user's")
+    (cache / "v2-fedcba9876543210").mkdir()  # another checker's folder, emptied of entries only
+    (cache / "v2-fedcba9876543210" / ("b" * 64)).write_text("{}")
+    monkeypatch.setattr(cache_mod, "_TOOL_HASH", "1" * 64)
+    assert heads(check(capsys)[1]) == EXPECTED
+    assert os.listdir(str(cache / old)) == ["notes.txt"]  # its entries went, the rest stays
+    assert not (cache / "v2-fedcba9876543210").exists()
+    assert len(entries(cache / ("v%s-%s" % (cache_mod.FORMAT, "1" * 16)))) == 1
+
+
+# -- 2. cache entries are data, not trust -----------------------------------------
+
+def _fifo(path):
+    os.mkfifo(path)
+
+
+def _dir(path):
+    os.mkdir(path)
+
+
+def _devzero(path):
+    os.symlink("/dev/zero", path)
+
+
+BAD_ENTRIES = {
+    "garbage": b"\x00\xff garbage",
+    "truncated": None,  # the real entry cut in half
+    "empty object": b"{}",
+    "empty list": b"[]",
+    "no findings, other key": "other-key",
+    "deeply nested": b"[" * 200000 + b"]" * 200000,
+    "wrong types": "wrong-types",
+    "bool as int": "bool-line",
+    "huge": b" " * (cache_mod.MAX_ENTRY_BYTES + 10) + b"{}",
+    "fifo": _fifo,
+    "directory": _dir,
+    "symlink to /dev/zero": _devzero,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_ENTRIES))
+def test_bad_entry_is_a_miss_that_is_rewritten(proj, capsys, calls, kind):
+    bad = BAD_ENTRIES[kind]
+    if callable(bad) and not POSIX:
+        pytest.skip("POSIX special files")
+    first = check(capsys)[1]
+    (entry,) = entries(proj / CACHE)
+    key = os.path.basename(entry)
+    with open(entry, "rb") as f:
+        good = f.read()
+    os.remove(entry)
+    if callable(bad):
+        bad(entry)
+    else:
+        if bad is None:
+            bad = good[:len(good) // 2]
+        elif bad == "other-key":
+            bad = json.dumps({"key": "0" * 64, "findings": []}).encode()
+        elif bad == "wrong-types":
+            row = json.loads(good)["findings"][0]
+            row[3] = {"message": 1}
+            bad = json.dumps({"key": key, "findings": [row]}).encode()
+        elif bad == "bool-line":
+            row = json.loads(good)["findings"][0]
+            row[0] = True
+            bad = json.dumps({"key": key, "findings": [row]}).encode()
+        with open(entry, "wb") as f:
+            f.write(bad)
+    calls.clear()
+    code, out, err = check(capsys)
+    assert (code, out) == (1, first) and "Traceback" not in err
+    assert calls == ["./k.py"]  # a miss: analysed again
+    if kind != "directory":  # a folder squatting the name is left alone
+        assert os.path.isfile(entry) and not os.path.islink(entry)
+        with open(entry, "rb") as f:
+            assert f.read() == good
+        calls.clear()
+        assert check(capsys)[1] == first and calls == []
+    assert not [n for n in os.listdir(os.path.dirname(entry)) if n.endswith(".tmp")]
+
+
+def test_stale_temporary_files_are_removed(proj, capsys):
+    check(capsys)
+    (entry,) = entries(proj / CACHE)
+    folder = os.path.dirname(entry)
+    stale = os.path.join(folder, "%s.4242.deadbeef.tmp" % ("c" * 64))
+    fresh = os.path.join(folder, "%s.4243.deadbeef.tmp" % ("c" * 64))
+    for path in (stale, fresh):
+        with open(path, "w") as f:
+            f.write("half an entry")
+    old = time.time() - 2 * cache_mod.STALE_TMP_SECONDS
+    os.utime(stale, (old, old))
+    check(capsys)
+    assert not os.path.exists(stale)
+    assert os.path.exists(fresh)  # maybe another run writing right now
+
+
+def test_two_settings_used_alternately_do_not_wipe_each_other(proj, capsys, calls):
+    a, b = [], ["--extend-ignore", "TLA001"]
+    assert heads(check(capsys, *a)[1]) == EXPECTED
+    assert heads(check(capsys, *b)[1]) == EXPECTED[1:]
+    calls.clear()
+    assert heads(check(capsys, *a)[1]) == EXPECTED
+    assert heads(check(capsys, *b)[1]) == EXPECTED[1:]
+    assert calls == []
