@@ -338,3 +338,198 @@ def test_two_settings_used_alternately_do_not_wipe_each_other(proj, capsys, call
     assert heads(check(capsys, *a)[1]) == EXPECTED
     assert heads(check(capsys, *b)[1]) == EXPECTED[1:]
     assert calls == []
+
+
+# -- 3. other modules only from inside the project, after resolving symlinks ----
+
+MINI_KERNEL = textwrap.dedent("""\
+    import tilelang
+    import tilelang.language as T
+    from {module} import CFG
+
+
+    @tilelang.jit(pass_configs=CFG)
+    def f(M):
+        @T.prim_func
+        def main(A: T.Tensor((M,), "float16")):
+            with T.Kernel(4, is_npu=True) as (cid, vid):
+                T.barrier_all()
+        return main
+    """)
+SECRET_CFG = "CFG = {'tl.ascend_auto_sync': True}  # s3cr3t-token\n"
+
+
+def mini(root, module="cfg"):
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'mini'\n")
+    (root / "kern.py").write_text(MINI_KERNEL.format(module=module))
+    return root
+
+
+def lint(capsys, *paths):
+    code, out, err = run(["check", "--no-cache", "--output-format", "concise"] + list(paths), capsys)
+    assert "Traceback" not in err
+    return out
+
+
+@needs_posix
+def test_symlinked_module_outside_the_project_is_unknown(tmp_path, monkeypatch, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "cfg.py").write_text(SECRET_CFG)
+    (outside / "pkg").mkdir()
+    (outside / "pkg" / "__init__.py").write_text("")
+    (outside / "pkg" / "cfg.py").write_text(SECRET_CFG)
+    proj = mini(tmp_path / "proj")
+    monkeypatch.chdir(str(proj))
+    # the same module inside the project is followed (so the test can fail)
+    (proj / "cfg.py").write_text(SECRET_CFG)
+    assert "TLA002" in lint(capsys, "kern.py") and "cfg.py:1" in lint(capsys, "kern.py")
+    os.remove(str(proj / "cfg.py"))
+    os.symlink("../outside/cfg.py", str(proj / "cfg.py"))  # a file symlink
+    assert lint(capsys, "kern.py") == ""
+    (proj / "kern.py").write_text(MINI_KERNEL.format(module="pkg.cfg"))
+    os.symlink("../outside/pkg", str(proj / "pkg"))  # a folder symlink
+    assert lint(capsys, "kern.py") == ""
+    # a symlink that stays inside the project is fine
+    os.remove(str(proj / "pkg"))
+    (proj / "real").mkdir()
+    (proj / "real" / "__init__.py").write_text("")
+    (proj / "real" / "cfg.py").write_text(SECRET_CFG)
+    os.symlink("real", str(proj / "pkg"))
+    assert "TLA002" in lint(capsys, "kern.py")
+
+
+# -- 4. sizes and file types are checked before reading ---------------------------
+
+class Opened(BaseException):
+    """Raised instead of opening a file that must never be opened (so a
+    regression fails instead of hanging on a FIFO); no handler catches it."""
+
+
+def _spy_opens(monkeypatch, target):
+    """Refuse and record every open of ``target`` (by real path) through
+    os.open or open()."""
+    import builtins
+
+    real_target = os.path.realpath(str(target))
+    opened = []
+    real_os_open, real_open = os.open, builtins.open
+
+    def os_open(path, *a, **kw):
+        if isinstance(path, str) and kw.get("dir_fd") is None and os.path.realpath(path) == real_target:
+            opened.append(path)
+            raise Opened(path)
+        return real_os_open(path, *a, **kw)
+
+    def open_(file, *a, **kw):
+        if isinstance(file, str) and os.path.realpath(file) == real_target:
+            opened.append(file)
+            raise Opened(file)
+        return real_open(file, *a, **kw)
+
+    monkeypatch.setattr(os, "open", os_open)
+    monkeypatch.setattr(builtins, "open", open_)
+    return opened
+
+
+def test_huge_imported_module_is_never_opened(tmp_path, monkeypatch, capsys):
+    from flake8_tilelang.model import crossmod
+
+    proj = mini(tmp_path / "proj")
+    monkeypatch.chdir(str(proj))
+    cfg = proj / "cfg.py"
+    cfg.write_text(SECRET_CFG)
+    assert "TLA002" in lint(capsys, "kern.py")  # under the cap: read
+    with open(str(cfg), "a") as f:
+        f.truncate(crossmod.MAX_MODULE_BYTES + 1)  # sparse: costs no disk
+    with open(str(cfg), "r+") as f:
+        f.seek(crossmod.MAX_MODULE_BYTES - 10)
+        f.write("\n# end  \n")
+    opened = _spy_opens(monkeypatch, cfg)
+    st = os.stat(str(cfg))
+    os.utime(str(cfg), ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
+    assert lint(capsys, "kern.py") == ""
+    assert opened == []
+
+
+@needs_posix
+def test_fifo_imported_module_is_never_opened(tmp_path, monkeypatch, capsys):
+    from flake8_tilelang.model import crossmod
+
+    proj = mini(tmp_path / "proj")
+    monkeypatch.chdir(str(proj))
+    os.mkfifo(str(proj / "cfg.py"))  # opening it for reading would block forever
+    opened = _spy_opens(monkeypatch, proj / "cfg.py")
+    assert lint(capsys, "kern.py") == ""
+    assert crossmod._parse(str(proj / "cfg.py")) is None  # even when asked directly
+    assert opened == []
+
+
+@needs_posix
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "huge"])
+def test_linted_special_or_huge_file_is_e902_and_the_run_goes_on(proj, capsys, monkeypatch, kind):
+    bad = proj / "bad.py"
+    if kind == "fifo":
+        os.mkfifo(str(bad))
+    elif kind == "dev-zero":
+        os.symlink("/dev/zero", str(bad))
+    elif kind == "huge":
+        with open(str(bad), "wb") as f:
+            f.write(b"import tilelang\n")
+            f.truncate(run_mod.MAX_FILE_BYTES + 1)
+    opened = _spy_opens(monkeypatch, bad)
+    for argv in (["."], ["bad.py", "k.py"]):  # found by the walk, or named
+        code, out, err = run(["check", "--no-cache", "--output-format", "concise"] + argv, capsys)
+        rows = out.splitlines()
+        assert code == 1 and "Traceback" not in err
+        assert rows[0].startswith("./bad.py:0:1: E902 " if argv == ["."] else "bad.py:0:1: E902 ")
+        assert {"fifo": "a FIFO", "dev-zero": "a character device", "huge": "limit"}[kind] in rows[0]
+        assert any("TLA001" in r for r in rows[1:])  # the other file is still checked
+    assert opened == []
+
+
+def test_stdin_over_the_cap_is_e902(proj, capsys, monkeypatch):
+    monkeypatch.setattr(run_mod, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(KERNEL.encode())))
+    code, out, err = run(["check", "--no-cache", "--output-format", "concise", "-",
+                          "--stdin-filename", "s.py"], capsys)
+    assert code == 1 and out.startswith("s.py:0:1: E902 not checked: stdin is above the 100 bytes")
+
+
+# -- issue 11: the Loader reads through a source provider, forgets "not found" ---
+
+def test_source_provider_is_asked_first(tmp_path, monkeypatch, capsys):
+    from flake8_tilelang.model import crossmod
+
+    proj = mini(tmp_path / "proj")
+    monkeypatch.chdir(str(proj))
+    (proj / "cfg.py").write_text(SECRET_CFG)  # on disk: auto sync on -> TLA002
+    asked = []
+
+    def unsaved(path):
+        asked.append(os.path.basename(path))
+        return "CFG = {'tl.ascend_auto_sync': False}\n" if path.endswith("cfg.py") else None
+
+    with crossmod.source_provider(unsaved):
+        assert lint(capsys, "kern.py") == ""
+    assert asked == ["cfg.py"]
+    with crossmod.source_provider(lambda path: None):  # None: read the disk
+        assert "TLA002" in lint(capsys, "kern.py")
+    loader = crossmod.Loader(str(proj / "kern.py"), source_provider=lambda p: b"CFG = {}\n")
+    assert loader.source_provider(str(proj / "cfg.py")) == b"CFG = {}\n"
+
+
+@pytest.mark.parametrize("settled", [False, True])
+def test_module_created_after_a_first_lookup_is_found(tmp_path, monkeypatch, capsys, settled):
+    proj = mini(tmp_path / "proj", module="pkg.cfg")
+    monkeypatch.chdir(str(proj))
+    (proj / "pkg").mkdir()
+    if settled:  # folders last changed long ago: the lookup is memoized
+        old = time.time() - 3600
+        for d in (proj, proj / "pkg"):
+            os.utime(str(d), (old, old))
+    assert lint(capsys, "kern.py") == ""  # not found (yet)
+    assert lint(capsys, "kern.py") == ""
+    (proj / "pkg" / "cfg.py").write_text(SECRET_CFG)
+    assert "TLA002" in lint(capsys, "kern.py")

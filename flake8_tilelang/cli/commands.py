@@ -56,7 +56,12 @@ def _repo_root(settings: Settings) -> str:
 
 def _stdin(args) -> Optional[bytes]:
     if "-" in args.paths or (args.stdin_filename and not args.paths):
-        return sys.stdin.buffer.read()
+        from .run import NotReadable, read_stdin
+
+        try:
+            return read_stdin()
+        except NotReadable as exc:  # reported as E902 for the stdin file, like any other
+            return exc  # type: ignore[return-value]
     return None
 
 

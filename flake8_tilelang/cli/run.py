@@ -3,6 +3,7 @@ pool, and return every finding sorted by path, line, column and code."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
@@ -27,21 +28,84 @@ class Outcome:
     notes: List[str] = field(default_factory=list)  # one-line warnings for stderr
 
 
+# A file above this is reported as E902 instead of being read (a source file
+# that large is generated data, and parsing it would take minutes and GBs).
+MAX_FILE_BYTES = 32 << 20
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class NotReadable(OSError):
+    """A path that is not a regular file under the size cap (never opened or read)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_file(path: str, limit: Optional[int] = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes. Checked with
+    ``stat`` before opening (a FIFO, a device or ``/dev/zero`` behind a
+    symlink is never opened), opened without blocking, checked again on the
+    open file, and never read past the cap."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotReadable("not checked: %s is %s" % (path, _kind(st.st_mode)))
+    if st.st_size > limit:
+        raise NotReadable("not checked: %s is %s, above the %s limit for one file"
+                          % (path, _size(st.st_size), _size(limit)))
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY | _CLOEXEC)
+    with open(fd, "rb", closefd=True) as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped since the stat
+            raise NotReadable("not checked: %s is %s" % (path, _kind(st.st_mode)))
+        data = f.read(limit + 1)
+    if len(data) > limit:  # grew since the stat
+        raise NotReadable("not checked: %s is above the %s limit for one file" % (path, _size(limit)))
+    return data
+
+
+def read_stdin(limit: Optional[int] = None) -> bytes:
+    limit = MAX_FILE_BYTES if limit is None else limit
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise NotReadable("not checked: stdin is above the %s limit for one file" % _size(limit))
+    return data
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return "%.1f %s" % (n / scale, unit) if n % scale else "%d %s" % (n // scale, unit)
+    return "%d bytes" % n
+
+
 def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
-    """(display, bytes) for files to analyse, and E902 findings."""
+    """(display, bytes) for files to analyse, and E902 findings (the run goes on)."""
     todo: List[Tuple[str, bytes]] = []
     errors: List[Finding] = []
     for display, path in files:
-        if path == STDIN:
-            data = stdin_data if stdin_data is not None else sys.stdin.buffer.read()
-        else:
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError as exc:
-                # flake8's spelling: E902 at 0:1 with the exception
-                errors.append(simple(display, 0, 0, IO_ERROR, "%s: %s" % (type(exc).__name__, exc)))
-                continue
+        try:
+            if path == STDIN:
+                if isinstance(stdin_data, NotReadable):  # read (and refused) once by the caller
+                    raise stdin_data
+                data = stdin_data if stdin_data is not None else read_stdin()
+            else:
+                data = read_file(path)
+        except NotReadable as exc:
+            errors.append(simple(display, 0, 0, IO_ERROR, str(exc)))
+            continue
+        except OSError as exc:
+            # flake8's spelling: E902 at 0:1 with the exception
+            errors.append(simple(display, 0, 0, IO_ERROR, "%s: %s" % (type(exc).__name__, exc)))
+            continue
         if MARKER in data:
             todo.append((display, data))
     return todo, errors
