@@ -533,3 +533,121 @@ def test_module_created_after_a_first_lookup_is_found(tmp_path, monkeypatch, cap
     assert lint(capsys, "kern.py") == ""
     (proj / "pkg" / "cfg.py").write_text(SECRET_CFG)
     assert "TLA002" in lint(capsys, "kern.py")
+
+
+# -- 5. any file name works ---------------------------------------------------------
+
+FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
+
+
+def _bytes_name(folder, name, text):
+    try:
+        with open(os.path.join(os.fsencode(str(folder)), name), "w") as f:
+            f.write(text)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+
+
+@needs_posix
+def test_a_name_that_is_not_utf8_works_everywhere(proj, capsys, calls):
+    os.remove(str(proj / "k.py"))
+    _bytes_name(proj, b"k\xff.py", KERNEL)
+    for fmt in FORMATS:
+        for extra in ([], ["-o", "out.txt"]):
+            code, out, err = run(["check", "--output-format", fmt] + extra + ["."], capsys)
+            assert code == 1 and "Traceback" not in err, (fmt, extra)
+            if extra:
+                with open("out.txt", "rb") as f:
+                    out = f.read().decode("utf-8")  # strict UTF-8
+            out.encode("utf-8")  # no lone surrogate left in the text
+            assert "k\\xff.py" in out.replace("\\\\", "\\") or "k%FF.py" in out, fmt
+            if fmt in ("json", "sarif", "gitlab"):
+                json.loads(out)
+    assert calls == ["./k\udcff.py"]  # analysed once, then served from the cache (its key too)
+
+
+# -- 7. output failures are messages; what the linted tree says is escaped --------
+
+HOSTILE = "\x1b]0;owned\x07\x1b[31m\x9b2J\u202e"
+
+
+@needs_posix
+def test_escape_sequences_from_the_tree_are_escaped_in_every_output(proj, capsys, monkeypatch):
+    text = KERNEL.replace("T.barrier_all()", "T.barrier_all()  # noqa : TLA002 " + HOSTILE)
+    os.remove(str(proj / "k.py"))
+    _bytes_name(proj, ("k%s.py" % HOSTILE).encode("utf-8"), text)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # our own colours stay; theirs do not
+    for fmt in FORMATS:
+        code, out, err = run(["check", "--no-cache", "--output-format", fmt, "."], capsys)
+        assert code == 1, fmt
+        for bad in ("\x1b]", "\x07", "\x9b", "\u202e", "\x1b[31m\x9b"):
+            assert bad not in out and bad not in err, (fmt, bad)
+        if fmt in ("full", "concise", "github"):
+            assert "\\x1b]0;owned\\x07\\x1b[31m\\x9b2J\\u202e" in out, fmt
+        else:  # JSON escapes them itself, losslessly
+            assert "owned" in out and "\\u001b]0;owned\\u0007" in out, fmt
+    for fmt in ("table", "json"):
+        code, out, err = run(["kernels", "--output-format", fmt, "."], capsys)
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+        assert "owned" in out
+
+
+def test_output_file_that_cannot_be_written_is_one_line_exit_2(proj, capsys):
+    (proj / "folder").mkdir()
+    targets = ["folder", "k.py/under-a-file.txt"]
+    if os.path.exists("/dev/full"):
+        targets.append("/dev/full")  # a full disk
+    for target in targets:
+        for argv in (["check", "--no-cache"], ["check", "--no-cache", "--exit-zero"],
+                     ["kernels"], ["config"]):
+            code, out, err = run(argv + ["-o", target], capsys)
+            assert code == 2, (target, argv)
+            assert err.startswith("flake8-tilelang: error: cannot write the output to %s: " % target)
+            assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def _cli(args, **kw):
+    env = dict(os.environ)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    return subprocess.run([sys.executable, "-m", "flake8_tilelang"] + args, env=env, **kw)
+
+
+@needs_posix
+@pytest.mark.parametrize("exit_zero", [False, True])
+def test_broken_pipe_exits_quietly_with_the_run_status(proj, exit_zero):
+    for k in range(40):  # more output than a pipe buffer holds
+        (proj / ("k%02d.py" % k)).write_text(KERNEL)
+    extra = ["--exit-zero"] if exit_zero else []
+    for fmt in ("full", "json"):
+        r, w = os.pipe()
+        os.close(r)  # the reader is gone before anything is written (`| head -0`)
+        try:
+            proc = _cli(["check", "--no-cache", "--output-format", fmt] + extra + ["."],
+                        stdout=w, stderr=subprocess.PIPE, timeout=300)
+        finally:
+            os.close(w)
+        assert proc.returncode == (0 if exit_zero else 1), proc.stderr
+        assert proc.stderr == b""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = _cli(["rules"], stdout=w, stderr=subprocess.PIPE, timeout=300)
+    finally:
+        os.close(w)
+    assert (proc.returncode, proc.stderr) == (0, b"")
+
+
+@needs_posix
+def test_closed_or_full_stdout_is_one_line_exit_2(proj):
+    proc = subprocess.run(["sh", "-c", 'exec "$0" -m flake8_tilelang check --no-cache . >&-',
+                           sys.executable], stderr=subprocess.PIPE, timeout=300,
+                          env={k: v for k, v in os.environ.items() if k != "FLAKE8_TILELANG_STRICT"})
+    assert proc.returncode == 2
+    assert proc.stderr.decode().splitlines() == [
+        "flake8-tilelang: error: cannot write the output: stdout is closed"]
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            proc = _cli(["check", "--no-cache", "."], stdout=full, stderr=subprocess.PIPE, timeout=300)
+        lines = proc.stderr.decode().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1, lines
+        assert lines[0].startswith("flake8-tilelang: error: cannot write the output to stdout: ")

@@ -9,23 +9,78 @@ from typing import Dict, List, Optional
 from .. import __version__
 from ..settings import (ALWAYS_REPORTED, CACHE_DIR_NAME, DEFAULT_EXCLUDE, ConfigError, Settings,
                         build_settings, known_rules)
-from . import fail_code, is_human
+from . import fail_code, is_human, silence_stdout
+
+
+_PIPE_CLOSED = False  # stdout's reader went away (``| head``): print nothing more
 
 
 def _emit(text: str, output_file: Optional[str] = None) -> None:
+    """Write the output. A file that cannot be written (a folder, no
+    permission, a full disk) or a closed stdout is a ConfigError (one line,
+    exit 2); a reader that went away (broken pipe) silences the rest of the
+    run, which keeps its exit status."""
+    global _PIPE_CLOSED
     if output_file:
-        directory = os.path.dirname(os.path.abspath(output_file))
-        os.makedirs(directory, exist_ok=True)
-        with open(output_file, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            directory = os.path.dirname(os.path.abspath(output_file))
+            os.makedirs(directory, exist_ok=True)
+            with open(output_file, "w", encoding="utf-8", errors="backslashreplace") as f:
+                f.write(text)
+        except OSError as exc:
+            raise ConfigError("cannot write the output to %s: %s" % (
+                output_file, exc.strerror or type(exc).__name__))
         return
     stream = sys.stdout
+    if stream is None:
+        raise ConfigError("cannot write the output: stdout is closed")
+    if _PIPE_CLOSED:
+        return
     try:
-        stream.write(text)
-    except UnicodeEncodeError:  # a legacy console encoding
-        stream.write(text.encode(stream.encoding or "ascii", "replace").decode(
-            stream.encoding or "ascii", "replace"))
-    stream.flush()
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:  # a legacy console encoding
+            stream.write(text.encode(stream.encoding or "ascii", "replace").decode(
+                stream.encoding or "ascii", "replace"))
+        stream.flush()
+    except BrokenPipeError:
+        _PIPE_CLOSED = True
+        silence_stdout()
+    except (OSError, ValueError) as exc:  # EBADF, ENOSPC, a closed file object
+        silence_stdout()
+        raise ConfigError("cannot write the output to stdout: %s" % (
+            getattr(exc, "strerror", None) or exc))
+
+
+def _note(text: str) -> None:
+    """A line for stderr (summary, warnings); never fails the run."""
+    if _PIPE_CLOSED or sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _printable_lines(text: str) -> str:
+    """The safety net for text built elsewhere (tables, TOML): every line
+    escaped for a terminal, the line breaks kept."""
+    from ..output import printable
+
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def _json_safe(value):
+    from ..output import json_safe
+
+    if isinstance(value, str):
+        return json_safe(value)
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {_json_safe(k) if isinstance(k, str) else k: _json_safe(v) for k, v in value.items()}
+    return value
 
 
 def _jobs(value) -> Optional[int]:
@@ -120,8 +175,10 @@ def cmd_check(args) -> int:
                     cache_dir=_cache_dir(args, settings))
     findings = outcome.findings
     if not args.quiet:
+        from ..output import printable
+
         for note in outcome.notes:
-            sys.stderr.write("flake8-tilelang: warning: %s\n" % note)
+            _note("flake8-tilelang: warning: %s" % printable(note))
     if args.statistics:
         from ..output.text import statistics_rows, statistics_text
 
@@ -134,12 +191,13 @@ def cmd_check(args) -> int:
             text = statistics_text(rows)
     else:
         text = render(fmt, findings, settings, outcome.files, _color(fmt, args.output_file))
+    status = fail_code(findings, args.fail_on, args.exit_zero)
     _emit(text, args.output_file)
     if is_human(fmt) and not args.quiet:
         from ..output import summary_text
 
-        sys.stderr.write(summary_text(findings, outcome.files) + "\n")
-    return fail_code(findings, args.fail_on, args.exit_zero)
+        _note(summary_text(findings, outcome.files))
+    return status
 
 
 # -- rules ----------------------------------------------------------------------
@@ -241,7 +299,7 @@ def cmd_config(args) -> int:
         "always-reported": list(ALWAYS_REPORTED),
     }
     if args.output_format == "json":
-        _emit(json.dumps(data, indent=2) + "\n", args.output_file)
+        _emit(json.dumps(_json_safe(data), indent=2) + "\n", args.output_file)
         return 0
     default = "  # default"
     lines = [
@@ -263,7 +321,7 @@ def cmd_config(args) -> int:
         "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),
         "# always reported: %s" % ", ".join(ALWAYS_REPORTED),
     ]
-    _emit("\n".join(lines) + "\n", args.output_file)
+    _emit(_printable_lines("\n".join(lines) + "\n"), args.output_file)
     return 0
 
 
@@ -292,9 +350,9 @@ def cmd_kernels(args) -> int:
         if f.code == "E902" and not any(e["file"] == f.path for e in errors):
             errors.append({"file": f.path, "code": f.code, "message": f.message})
     if args.output_format == "json":
-        text = json.dumps({"kernels": entries, "errors": errors, "summary": summary(entries)},
-                          indent=2) + "\n"
+        text = json.dumps(_json_safe({"kernels": entries, "errors": errors,
+                                      "summary": summary(entries)}), indent=2) + "\n"
     else:
-        text = to_table(entries, errors)
+        text = _printable_lines(to_table(entries, errors))
     _emit(text, args.output_file)
     return 2 if errors and not entries else 0
