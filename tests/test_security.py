@@ -651,3 +651,32 @@ def test_closed_or_full_stdout_is_one_line_exit_2(proj):
         lines = proc.stderr.decode().splitlines()
         assert proc.returncode == 2 and len(lines) == 1, lines
         assert lines[0].startswith("flake8-tilelang: error: cannot write the output to stdout: ")
+
+
+# -- 6. configuration is validated as configuration ---------------------------------
+
+@pytest.mark.parametrize("argv, where", [
+    (["--exclude", "gen,[z-a]"], "--exclude"),
+    (["--extend-exclude", "a[]b"], "--extend-exclude"),
+    (["--per-file-ignores", "[!]x.py:TLA001"], "--per-file-ignores"),
+    (["--per-file-ignores", "ok.py,**/[b-a]/*.py:TLA"], "--per-file-ignores"),
+])
+@pytest.mark.parametrize("command", ["check", "kernels", "config"])
+def test_invalid_glob_on_the_command_line_is_exit_2(proj, capsys, argv, where, command):
+    code, out, err = run([command] + (["--no-cache", "--exit-zero"] if command == "check" else [])
+                         + argv, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("flake8-tilelang: error: %s: invalid glob " % where), err
+    assert err.count("\n") == 1 and "TLA000" not in err
+
+
+@pytest.mark.parametrize("table, key", [
+    ('exclude = ["[z-a]"]', "exclude"),
+    ('extend-exclude = ["x[]"]', "extend-exclude"),
+    ('per-file-ignores = {"[!]k.py" = ["TLA001"]}', "per-file-ignores"),
+])
+def test_invalid_glob_in_the_config_names_the_key(proj, capsys, table, key):
+    (proj / "pyproject.toml").write_text("[tool.flake8-tilelang]\n%s\n" % table)
+    code, out, err = run(["check", "--no-cache", "--exit-zero", "."], capsys)
+    assert (code, out) == (2, "")
+    assert "pyproject.toml: [tool.flake8-tilelang] %s" % key in err and "invalid glob" in err
