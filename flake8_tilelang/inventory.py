@@ -160,11 +160,15 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
             continue
         try:
             tree = ast.parse(text, display)
-        except (SyntaxError, ValueError, RecursionError) as exc:
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
-                type(exc).__name__, getattr(exc, "msg", None) or exc)})
+                type(exc).__name__, getattr(exc, "msg", None) or str(exc) or "cannot parse")})
             continue
-        entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+        try:
+            entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+        except (RecursionError, MemoryError) as exc:  # like `check`: one file never ends the run
+            errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
+                type(exc).__name__, str(exc) or "cannot build the kernel model")})
     entries.sort(key=lambda e: (e["file"], e["line"]))
     return entries, errors
 

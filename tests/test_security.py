@@ -680,3 +680,93 @@ def test_invalid_glob_in_the_config_names_the_key(proj, capsys, table, key):
     code, out, err = run(["check", "--no-cache", "--exit-zero", "."], capsys)
     assert (code, out) == (2, "")
     assert "pyproject.toml: [tool.flake8-tilelang] %s" % key in err and "invalid glob" in err
+
+
+# -- 9. kernels survives what check survives -----------------------------------------
+
+def test_kernels_survives_a_parser_memory_error(proj, capsys, monkeypatch):
+    import ast
+
+    real = ast.parse
+
+    def parse(source, filename="<unknown>", *a, **kw):
+        if os.path.basename(str(filename)) == "k.py":
+            raise MemoryError()
+        return real(source, filename, *a, **kw)
+
+    (proj / "ok.py").write_text(KERNEL)
+    monkeypatch.setattr(ast, "parse", parse)
+    code, out, err = run(["kernels", "."], capsys)
+    assert "Traceback" not in err and "internal error" not in err
+    assert code == 0  # the other file's kernel is listed
+    assert "./ok.py:13" in out
+    assert "./k.py: E999 MemoryError: cannot parse (not inventoried)" in out
+
+
+# -- 10. no orphans -------------------------------------------------------------------
+
+ORPHAN_PARENT = textwrap.dedent("""\
+    import os, sys, time
+    from flake8_tilelang.cli import main
+    from flake8_tilelang.cli import run as run_mod
+
+    pids = sys.argv[1]
+    if sys.argv[2] == "no-prctl":  # the portable fallback alone: the watchdog thread
+        run_mod._set_pdeathsig = lambda: False
+
+    def work(item):
+        with open(os.path.join(pids, str(os.getpid())), "w") as f:
+            f.write("busy")
+        time.sleep(3600)  # a worker busy for an hour
+
+    run_mod._work = work
+    sys.exit(main(["check", "--no-cache", "-j", "2", sys.argv[3]]))
+    """)
+
+
+def _gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # exited, not reaped yet
+    except OSError:
+        return True
+
+
+def _wait_for(predicate, limit=120.0):
+    deadline = time.monotonic() + limit  # a bound on a hang, not a timing assertion
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc")
+@pytest.mark.parametrize("how", ["prctl", "no-prctl"])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_workers_exit_when_the_parent_dies(tmp_path, how, sig):
+    for k in range(4):
+        (tmp_path / ("k%d.py" % k)).write_text(KERNEL)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    script = tmp_path / "parent.py"
+    script.write_text(ORPHAN_PARENT)
+    env = dict(os.environ)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    parent = subprocess.Popen([sys.executable, str(script), str(pids), how, str(tmp_path)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = []
+    try:
+        assert _wait_for(lambda: len(os.listdir(str(pids))) >= 2), "the workers never started"
+        workers = [int(p) for p in os.listdir(str(pids))]
+        os.kill(parent.pid, sig)  # the parent alone
+        parent.wait()
+        assert _wait_for(lambda: all(_gone(p) for p in workers), limit=60.0), \
+            "orphaned workers: %s" % [p for p in workers if not _gone(p)]
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        for pid in workers:
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -181,11 +181,51 @@ def _run(pending: List[Tuple[str, bytes]], settings: Settings, jobs: Optional[in
 
 
 _SETTINGS: Optional[Settings] = None
+# A worker whose parent is gone exits (no orphans left computing or blocked on
+# a queue nobody will ever close): on Linux the kernel kills it
+# (PR_SET_PDEATHSIG), everywhere a daemon thread polls the parent's pid.
+PARENT_POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(settings: Settings) -> None:
+def _init_worker(settings: Settings, parent: int = 0) -> None:
     global _SETTINGS
     _SETTINGS = settings
+    if parent:
+        _exit_with_parent(parent)
+
+
+def _set_pdeathsig() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except Exception:  # no ctypes, no libc, a sandbox that refuses prctl
+        return False
+
+
+def _exit_with_parent(parent: int) -> None:
+    import threading
+
+    _set_pdeathsig()
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="flake8-tilelang-parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while True:
+        time.sleep(PARENT_POLL_SECONDS)
+        if os.getppid() != parent:  # re-parented: the parent is gone
+            os._exit(1)
 
 
 def _work(item: Tuple[str, bytes]) -> FileResult:
@@ -212,7 +252,7 @@ def _parallel(pending: List[Tuple[str, bytes]], settings: Settings, n: int) -> L
     results: List[Optional[FileResult]] = [None] * len(pending)
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(settings,)) as pool:
+                                 initargs=(settings, os.getpid())) as pool:
             for i, result in zip(order, pool.map(_work, [pending[i] for i in order], chunksize=chunk)):
                 results[i] = result
     except BrokenProcessPool:
