@@ -770,3 +770,34 @@ def test_workers_exit_when_the_parent_dies(tmp_path, how, sig):
         for pid in workers:
             if not _gone(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+# -- discovery: a tree thousands of folders deep -----------------------------------------
+
+def test_a_very_deep_tree_is_walked(proj, capsys):
+    depth = 1500  # deeper than the recursion limit of a recursive walk
+    here = os.getcwd()
+    try:
+        os.chdir(str(proj))
+        for _ in range(depth):
+            os.mkdir("d")
+            os.chdir("d")
+        with open("deep.py", "w") as f:
+            f.write(KERNEL)
+    finally:
+        os.chdir(here)
+    try:
+        code, out, err = run(["check", "--no-cache", "--output-format", "concise", "."], capsys)
+        assert "Traceback" not in err and "internal error" not in err
+        assert code == 1
+        deep = "./" + "d/" * depth + "deep.py"
+        assert [h for h in heads(out) if h.startswith(deep)] == [deep + ":16 TLA001", deep + ":18 TLA002"]
+    finally:  # remove it without recursion, too
+        os.chdir(str(proj))
+        for _ in range(depth):
+            os.chdir("d")
+        os.remove("deep.py")
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir("d")
+        os.chdir(here)
