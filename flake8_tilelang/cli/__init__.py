@@ -173,8 +173,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise
         import traceback
 
-        sys.stderr.write("%s: internal error (please report it with this output):\n%s" % (
-            PROG, traceback.format_exc()))
+        from ..output import printable
+
+        text = "\n".join(printable(line) for line in traceback.format_exc().split("\n"))
+        _stderr("%s: internal error (please report it with this output):\n%s" % (PROG, text))
         return 2
 
 

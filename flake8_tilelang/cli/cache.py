@@ -369,9 +369,10 @@ class Cache:
             base = root
         else:  # a folder the tool did not create: only ever touch its own subfolder
             base, made = root.child(SUBDIR, create)
+            missing = base is None and root.lstat(SUBDIR) is None
             root.close()
             if base is None:
-                if not create and root.lstat(SUBDIR) is None:
+                if not create and missing:
                     self._state = "absent"
                     return None
                 self._off("%s is not a folder created by flake8-tilelang"

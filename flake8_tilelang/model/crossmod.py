@@ -270,6 +270,8 @@ def _parse(path: str, provider: Optional[SourceProvider] = None):
             source = provider(path)
         except Exception:  # a broken provider means "no buffer": read the disk
             source = None
+        if not isinstance(source, (bytes, str)):
+            source = None  # anything else means "no buffer"
         if source is not None:
             if len(source) > MAX_MODULE_BYTES:
                 return None
