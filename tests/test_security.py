@@ -325,6 +325,7 @@ def test_stale_temporary_files_are_removed(proj, capsys):
             f.write("half an entry")
     old = time.time() - 2 * cache_mod.STALE_TMP_SECONDS
     os.utime(stale, (old, old))
+    (proj / "k.py").write_text(KERNEL + "# changed\n")  # the next run writes an entry
     check(capsys)
     assert not os.path.exists(stale)
     assert os.path.exists(fresh)  # maybe another run writing right now

@@ -32,8 +32,8 @@ The cache touches only what it created (see SECURITY.md):
 - An entry is data: read only if it is a regular file under a size cap, valid
   JSON of the exact shape and types, for its own key; anything else is a
   miss that is rewritten. Writes go to an ``O_EXCL`` temporary file and are
-  renamed into place; temporary files left by a killed run are removed
-  after an hour.
+  renamed into place; temporary files left by a killed run are removed by
+  the next run that writes, once they are an hour old.
 """
 from __future__ import annotations
 
@@ -281,6 +281,7 @@ class Cache:
         self.problem: Optional[str] = None  # why the cache was not used, for a note
         self._folder: Optional[_Folder] = None
         self._state = "closed"  # closed, absent (nothing to read yet), open, off
+        self._swept = False
 
     def key(self, display: str, data: bytes) -> str:
         h = hashlib.sha256(self._salt)
@@ -309,6 +310,9 @@ class Cache:
         rows = [[f.line, f.col, f.code, f.message, f.severity, f.end_line, f.end_col, f.noqa_row,
                  f.source] for f in findings]
         data = json.dumps({"key": key, "findings": rows}, ensure_ascii=True).encode("ascii")
+        if not self._swept:  # once per run that writes: temporary files of killed runs
+            self._swept = True
+            _sweep(folder, everything=False)
         folder.replace_with(key, data)  # a read-only tree still gets its results, uncached
 
     def close(self) -> None:
@@ -405,8 +409,6 @@ class Cache:
                         _sweep(old, everything=True)
                         old.close()
                         base.rmdir(name)
-        else:
-            _sweep(folder, everything=False)
         base.close()
         return folder
 
