@@ -802,3 +802,28 @@ def test_a_very_deep_tree_is_walked(proj, capsys):
             os.chdir("..")
             os.rmdir("d")
         os.chdir(here)
+
+
+@needs_posix
+@pytest.mark.parametrize("how", ["writable-by-others", "another-user"])
+def test_a_shared_cache_folder_someone_else_can_write_is_not_used(proj, tmp_path, capsys, calls, how):
+    """--cache-dir /tmp: a `flake8-tilelang` folder that another user made
+    (or may write to) could feed forged entries; it is not used."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    check(capsys, "--cache-dir", str(shared))
+    sub = shared / cache_mod.SUBDIR
+    if how == "writable-by-others":
+        os.chmod(str(sub), 0o777)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("needs root to give the folder away")
+        for root, dirs, files in os.walk(str(sub)):
+            for name in [root] + [os.path.join(root, n) for n in files]:
+                os.chown(name, 4242, 4242)
+    before = snapshot(sub)
+    calls.clear()
+    code, out, err = check(capsys, "--cache-dir", str(shared))
+    assert (code, heads(out)) == (1, EXPECTED) and calls == ["./k.py"]
+    assert "not using the cache" in err
+    assert snapshot(sub) == before

@@ -251,22 +251,21 @@ class _Folder:
             pass
 
 
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user and writable by nobody else (POSIX)."""
-    if not _POSIX:
-        return True
-    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
-
-
 def _marked(folder: _Folder) -> bool:
-    """The folder carries the marker this tool writes: a regular file, owned
-    by the user, mode 0600 (a marker checked out of a repository never is)."""
+    """The folder carries the marker this tool writes: a regular file, and on
+    POSIX both owned by the user, the folder writable by nobody else and the
+    marker mode 0600 (a marker checked out of a repository never is; one in
+    a shared folder such as /tmp belongs to its creator)."""
     dst = os.fstat(folder.fd) if folder.fd is not None else folder.lstat(".")
     st = folder.lstat(MARKER)
-    if dst is None or st is None or not stat.S_ISREG(st.st_mode) or not _private(dst):
+    if dst is None or st is None or not stat.S_ISREG(st.st_mode):
         return False
-    if _POSIX and (st.st_uid != os.geteuid() or st.st_mode & 0o077):
-        return False
+    if _POSIX:
+        if dst.st_uid != os.geteuid() or st.st_uid != os.geteuid():
+            return False
+        no_modes = stat.S_IMODE(dst.st_mode) == 0o777 and stat.S_IMODE(st.st_mode) in (0o777, 0o666)
+        if not no_modes and (dst.st_mode & 0o022 or st.st_mode & 0o077):
+            return False  # (no_modes: a file system without permissions, e.g. FAT, drvfs)
     return folder.read(MARKER, 4096) == MARKER_TEXT.encode()
 
 
