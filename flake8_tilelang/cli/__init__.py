@@ -124,7 +124,8 @@ def _parser():
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default: %s in the project root; env "
-                        "FLAKE8_TILELANG_CACHE_DIR)" % CACHE_DIR_NAME)
+                        "FLAKE8_TILELANG_CACHE_DIR); in a folder the tool did not create, "
+                        "only a flake8-tilelang/ subfolder is used" % CACHE_DIR_NAME)
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="e.g. TLA001")
