@@ -827,3 +827,12 @@ def test_a_shared_cache_folder_someone_else_can_write_is_not_used(proj, tmp_path
     assert (code, heads(out)) == (1, EXPECTED) and calls == ["./k.py"]
     assert "not using the cache" in err
     assert snapshot(sub) == before
+
+
+@needs_posix
+def test_closed_stdout_with_nothing_to_print_is_not_an_error(proj):
+    (proj / "k.py").write_text("import tilelang\n")
+    proc = subprocess.run(["sh", "-c", 'exec "$0" -m flake8_tilelang check --no-cache -q . >&-',
+                           sys.executable], stderr=subprocess.PIPE, timeout=300,
+                          env={k: v for k, v in os.environ.items() if k != "FLAKE8_TILELANG_STRICT"})
+    assert (proc.returncode, proc.stderr) == (0, b"")

@@ -31,11 +31,11 @@ def _emit(text: str, output_file: Optional[str] = None) -> None:
             raise ConfigError("cannot write the output to %s: %s" % (
                 output_file, exc.strerror or type(exc).__name__))
         return
+    if _PIPE_CLOSED or not text:  # nothing to write cannot fail
+        return
     stream = sys.stdout
     if stream is None:
         raise ConfigError("cannot write the output: stdout is closed")
-    if _PIPE_CLOSED:
-        return
     try:
         try:
             stream.write(text)
