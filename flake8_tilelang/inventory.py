@@ -158,7 +158,11 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
         if tree is None:
             errors.append({"file": display, "code": error.code, "message": error.message})
             continue
-        entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+        try:
+            entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+        except (RecursionError, MemoryError) as exc:  # like `check`: one file never ends the run
+            errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
+                type(exc).__name__, str(exc) or "cannot build the kernel model")})
     entries.sort(key=lambda e: (e["file"], e["line"]))
     return entries, errors
 

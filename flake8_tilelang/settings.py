@@ -261,6 +261,21 @@ class PathPattern:
 _COMPILED: Dict[str, "re.Pattern[str]"] = {}
 
 
+def validate_globs(patterns: Iterable[str], where: str) -> List[str]:
+    """The patterns, each compiled once here so that an invalid glob (a
+    reversed range ``[z-a]``, an empty class ``[]``) is a configuration
+    error naming the option or key, never an error while files are walked
+    or checked."""
+    out = []
+    for pattern in patterns:
+        try:
+            PathPattern(pattern)._compiled()
+        except (re.error, ValueError, TypeError) as exc:
+            raise ConfigError("%s: invalid glob %r: %s" % (where, pattern, getattr(exc, "msg", exc)))
+        out.append(pattern)
+    return out
+
+
 def relative_posix(path: str, root: str) -> str:
     try:
         rel = os.path.relpath(os.path.abspath(path), root)
@@ -413,7 +428,7 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
         if key in ("select", "extend-select", "ignore", "extend-ignore"):
             out[key] = validate_selectors(_str_list(value, where), codes, where)
         elif key in ("exclude", "extend-exclude"):
-            out[key] = _str_list(value, where)
+            out[key] = validate_globs(_str_list(value, where), where)
         elif key == "output-format":
             if not isinstance(value, str):
                 raise ConfigError("%s: expected a string, got %s" % (where, _type(value)))
@@ -431,7 +446,9 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
                 if isinstance(pcodes, str):
                     pcodes = split_list(pcodes)
                 pcodes = validate_selectors(_str_list(pcodes, pwhere), codes, pwhere)
-                entries.append(_pfi_entry(pattern, pcodes))
+                entry = _pfi_entry(pattern, pcodes)
+                validate_globs([entry[0]], pwhere)
+                entries.append(entry)
             out[key] = tuple(entries)
     return out
 
@@ -454,7 +471,9 @@ def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
                 raise ConfigError("--per-file-ignores: %r is not PATTERN:CODES" % item)
             checked = validate_selectors(split_list(pcodes), codes, "--per-file-ignores %s" % pattern)
             for pat in pattern.split(","):
-                entries.append(_pfi_entry(pat, checked))
+                entry = _pfi_entry(pat, checked)
+                validate_globs([entry[0]], "--per-file-ignores")
+                entries.append(entry)
     return tuple(entries)
 
 
@@ -524,7 +543,10 @@ def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settin
     exclude = path_list("exclude")
     if exclude is None:
         exclude = conf.get("exclude")
-    extend_exclude = list(conf.get("extend-exclude", [])) + list(path_list("extend_exclude") or [])
+    else:
+        validate_globs(exclude, "--exclude")
+    extend_exclude = list(conf.get("extend-exclude", [])) + validate_globs(
+        path_list("extend_exclude") or [], "--extend-exclude")
 
     fmt = getattr(args, "output_format", None) or conf.get("output-format") or "full"
     report_unused = bool(getattr(args, "report_unused_noqa", False))

@@ -125,7 +125,8 @@ def _parser():
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default: %s in the project root; env "
-                        "FLAKE8_TILELANG_CACHE_DIR)" % CACHE_DIR_NAME)
+                        "FLAKE8_TILELANG_CACHE_DIR); in a folder the tool did not create, "
+                        "only a flake8-tilelang/ subfolder is used" % CACHE_DIR_NAME)
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="e.g. TLA001")
@@ -179,28 +180,43 @@ def main(argv: Optional[List[str]] = None) -> int:
     except _Exit as exc:
         return exc.code
     except ConfigError as exc:
-        sys.stderr.write("%s: error: %s\n" % (PROG, exc))
+        from ..output import printable
+
+        _stderr("%s: error: %s\n" % (PROG, printable(str(exc))))
         return 2
     except KeyboardInterrupt:
-        sys.stderr.write("%s: interrupted\n" % PROG)
+        _stderr("%s: interrupted\n" % PROG)
         return 130
-    except BrokenPipeError:
-        _silence_stdout()
-        return 1
+    except BrokenPipeError:  # the reader of --help or --version went away
+        silence_stdout()
+        return 0
     except Exception:  # noqa: B902 - report, never a bare traceback and exit 1
         if os.environ.get(STRICT_ENV) == "1":
             raise
         import traceback
 
-        sys.stderr.write("%s: internal error (please report it with this output):\n%s" % (
-            PROG, traceback.format_exc()))
+        from ..output import printable
+
+        text = "\n".join(printable(line) for line in traceback.format_exc().split("\n"))
+        _stderr("%s: internal error (please report it with this output):\n%s" % (PROG, text))
         return 2
 
 
-def _silence_stdout() -> None:
+def _stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+    except (OSError, ValueError, AttributeError):  # no stderr left to complain to
+        pass
+
+
+def silence_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush
+    of what is still buffered cannot fail (no "Exception ignored" message,
+    no exit status 120)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
 
@@ -209,13 +225,16 @@ def _main(argv: List[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.version or args.command == "version":
-        sys.stdout.write(version_text())
+        from .commands import _emit
+
+        _emit(version_text())
         return 0
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
     from . import commands
 
+    commands._PIPE_CLOSED = False
     return getattr(commands, "cmd_" + args.command)(args)
 
 

@@ -9,23 +9,78 @@ from typing import Dict, List, Optional
 from .. import __version__
 from ..settings import (ALWAYS_REPORTED, CACHE_DIR_NAME, DEFAULT_EXCLUDE, ConfigError, Settings,
                         SettingsFinder, build_settings, known_rules)
-from . import fail_code, is_human
+from . import fail_code, is_human, silence_stdout
+
+
+_PIPE_CLOSED = False  # stdout's reader went away (``| head``): print nothing more
 
 
 def _emit(text: str, output_file: Optional[str] = None) -> None:
+    """Write the output. A file that cannot be written (a folder, no
+    permission, a full disk) or a closed stdout is a ConfigError (one line,
+    exit 2); a reader that went away (broken pipe) silences the rest of the
+    run, which keeps its exit status."""
+    global _PIPE_CLOSED
     if output_file:
-        directory = os.path.dirname(os.path.abspath(output_file))
-        os.makedirs(directory, exist_ok=True)
-        with open(output_file, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            directory = os.path.dirname(os.path.abspath(output_file))
+            os.makedirs(directory, exist_ok=True)
+            with open(output_file, "w", encoding="utf-8", errors="backslashreplace") as f:
+                f.write(text)
+        except OSError as exc:
+            raise ConfigError("cannot write the output to %s: %s" % (
+                output_file, exc.strerror or type(exc).__name__))
+        return
+    if _PIPE_CLOSED or not text:  # nothing to write cannot fail
         return
     stream = sys.stdout
+    if stream is None:
+        raise ConfigError("cannot write the output: stdout is closed")
     try:
-        stream.write(text)
-    except UnicodeEncodeError:  # a legacy console encoding
-        stream.write(text.encode(stream.encoding or "ascii", "replace").decode(
-            stream.encoding or "ascii", "replace"))
-    stream.flush()
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:  # a legacy console encoding
+            stream.write(text.encode(stream.encoding or "ascii", "replace").decode(
+                stream.encoding or "ascii", "replace"))
+        stream.flush()
+    except BrokenPipeError:
+        _PIPE_CLOSED = True
+        silence_stdout()
+    except (OSError, ValueError) as exc:  # EBADF, ENOSPC, a closed file object
+        silence_stdout()
+        raise ConfigError("cannot write the output to stdout: %s" % (
+            getattr(exc, "strerror", None) or exc))
+
+
+def _note(text: str) -> None:
+    """A line for stderr (summary, warnings); never fails the run."""
+    if _PIPE_CLOSED or sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _printable_lines(text: str) -> str:
+    """The safety net for text built elsewhere (tables, TOML): every line
+    escaped for a terminal, the line breaks kept."""
+    from ..output import printable
+
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def _json_safe(value):
+    from ..output import json_safe
+
+    if isinstance(value, str):
+        return json_safe(value)
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {_json_safe(k) if isinstance(k, str) else k: _json_safe(v) for k, v in value.items()}
+    return value
 
 
 def _jobs(value) -> Optional[int]:
@@ -56,7 +111,12 @@ def _repo_root(settings: Settings) -> str:
 
 def _stdin(args) -> Optional[bytes]:
     if "-" in args.paths or (args.stdin_filename and not args.paths):
-        return sys.stdin.buffer.read()
+        from .run import NotReadable, read_stdin
+
+        try:
+            return read_stdin()
+        except NotReadable as exc:  # reported as E902 for the stdin file, like any other
+            return exc  # type: ignore[return-value]
     return None
 
 
@@ -115,8 +175,13 @@ def cmd_check(args) -> int:
                     stdin_filename=args.stdin_filename, stdin_data=stdin_data, jobs=jobs,
                     cache_dir=_cache_dir(args, settings), finder=finder)
     findings = outcome.findings
+    from ..output import printable
+
+    if not args.quiet:
+        for note in outcome.notes:
+            _note("flake8-tilelang: warning: %s" % printable(note))
     for path, why in outcome.skipped:
-        sys.stderr.write("flake8-tilelang: warning: %s skipped: %s\n" % (_printable(path), why))
+        _note("flake8-tilelang: warning: %s skipped: %s" % (printable(path), why))
     if args.statistics and fmt in ("full", "concise", "json", "json-lines"):
         from ..output.text import statistics_rows, statistics_text
 
@@ -135,13 +200,14 @@ def cmd_check(args) -> int:
             from ..output.text import statistics_rows, statistics_text
 
             names = {r.code: r.name for r in known_rules()}
-            sys.stderr.write(statistics_text(statistics_rows(findings, names)))
+            _note(statistics_text(statistics_rows(findings, names)).rstrip("\n"))
+    status = fail_code(findings, args.fail_on, args.exit_zero)
     _emit(text, args.output_file)
     if is_human(fmt) and not args.quiet:
         from ..output import summary_text
 
-        sys.stderr.write(summary_text(findings, outcome.files) + "\n")
-    return fail_code(findings, args.fail_on, args.exit_zero)
+        _note(summary_text(findings, outcome.files))
+    return status
 
 
 # -- rules ----------------------------------------------------------------------
@@ -214,13 +280,6 @@ def cmd_rules(args) -> int:
 
 # -- config ---------------------------------------------------------------------
 
-def _printable(text: str) -> str:
-    """A path for a terminal line: control characters and undecodable bytes escaped."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def _toml_list(values) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
@@ -253,7 +312,7 @@ def cmd_config(args) -> int:
         "always-reported": list(ALWAYS_REPORTED),
     }
     if args.output_format == "json":
-        _emit(json.dumps(data, indent=2) + "\n", args.output_file)
+        _emit(json.dumps(_json_safe(data), indent=2) + "\n", args.output_file)
         return 0
     default = "  # default"
     lines = [
@@ -275,7 +334,7 @@ def cmd_config(args) -> int:
         "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),
         "# always reported: %s" % ", ".join(ALWAYS_REPORTED),
     ]
-    _emit("\n".join(lines) + "\n", args.output_file)
+    _emit(_printable_lines("\n".join(lines) + "\n"), args.output_file)
     return 0
 
 
@@ -305,10 +364,10 @@ def cmd_kernels(args) -> int:
         if f.code == "E902" and not any(e["file"] == f.path for e in errors):
             errors.append({"file": f.path, "code": f.code, "message": f.message})
     if args.output_format == "json":
-        text = json.dumps({"kernels": entries, "errors": errors, "summary": summary(entries)},
-                          indent=2) + "\n"
+        text = json.dumps(_json_safe({"kernels": entries, "errors": errors,
+                                      "summary": summary(entries)}), indent=2) + "\n"
     else:
-        text = to_table(entries, errors)
+        text = _printable_lines(to_table(entries, errors))
     _emit(text, args.output_file)
     return 2 if errors and not entries else 0
 
@@ -374,13 +433,15 @@ def cmd_migrate(args) -> int:
             s["migrated"], "" if s["migrated"] == 1 else "s", "to migrate" if args.diff else "migrated",
             sum(s["skipped"].values()), sum(s["manual_steps"].values()),
             "" if sum(s["manual_steps"].values()) == 1 else "s")
+    from ..output import printable
+
     if args.diff:
-        sys.stdout.write("".join(diffs))
-        sys.stderr.write(report)
+        _emit("".join(diffs))
+        _note(_printable_lines(report.rstrip("\n")))
     else:
-        _emit(report, args.output_file)
+        _emit(_printable_lines(report) if args.output_format == "text" else report, args.output_file)
     for e in errors:
-        sys.stderr.write("%s: %s %s\n" % (_printable(e.path), e.code, e.message))
+        _note("%s: %s %s" % (printable(e.path), e.code, printable(e.message)))
     if any(fp.error for fp in plans):
         return 2
     return 1 if args.diff and diffs else 0

@@ -10,7 +10,7 @@ pre-commit needs).
 from __future__ import annotations
 
 import os
-from typing import List, Tuple
+from typing import Iterator, List, Tuple
 
 from ..settings import PathPattern, Settings, relative_posix
 
@@ -49,6 +49,34 @@ class Excluder:
         return any(p.matches_rel(rel) for p in self.path_patterns)
 
 
+def walk(top: str) -> Iterator[Tuple[str, List[str], List[str]]]:
+    """``os.walk(top)`` (top-down, ``dirs`` pruned in place, symlinked
+    folders listed but not entered, unreadable folders skipped) without
+    recursion: a hostile tree thousands of folders deep is walked, not a
+    RecursionError (Python < 3.12 walks recursively)."""
+    stack = [top]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        dirs: List[str] = []
+        files: List[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry.name)
+        yield root, dirs, files
+        for name in reversed(dirs):
+            full = os.path.join(root, name)
+            if not os.path.islink(full):
+                stack.append(full)
+
+
 def discover(paths: List[str], settings: Settings, force_exclude: bool = False) -> List[Tuple[str, str]]:
     """(display path, path to open) for every file to check, sorted, unique."""
     excluder = Excluder(settings)
@@ -70,7 +98,7 @@ def discover(paths: List[str], settings: Settings, force_exclude: bool = False) 
         if not os.path.isdir(arg):
             add(arg)  # a missing file becomes an E902 diagnostic, like flake8
             continue
-        for root, dirs, files in os.walk(arg):
+        for root, dirs, files in walk(arg):
             if root != arg and "pyvenv.cfg" in files:  # a virtual environment
                 dirs[:] = []
                 continue

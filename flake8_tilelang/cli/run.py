@@ -3,12 +3,13 @@ pool, and return every finding sorted by path, line, column and code."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from ..settings import IO_ERROR, Settings, SettingsFinder
 from ..pipeline import MARKER, FileResult, Finding, lint_source, simple
+from ..settings import IO_ERROR, Settings, SettingsFinder
 from .discover import STDIN, discover
 
 # Below these (about half a second of analysis) the pool's start-up (fork,
@@ -24,24 +25,88 @@ class Outcome:
     analysed: int = 0  # files that mention tilelang
     cached: int = 0
     jobs: int = 1
+    notes: List[str] = field(default_factory=list)  # one-line warnings for stderr
     skipped: List[Tuple[str, str]] = field(default_factory=list)  # (path, why)
 
 
+# A file above this is reported as E902 instead of being read (a source file
+# that large is generated data, and parsing it would take minutes and GBs).
+MAX_FILE_BYTES = 32 << 20
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class NotReadable(OSError):
+    """A path that is not a regular file under the size cap (never opened or read)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_file(path: str, limit: Optional[int] = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes. Checked with
+    ``stat`` before opening (a FIFO, a device or ``/dev/zero`` behind a
+    symlink is never opened), opened without blocking, checked again on the
+    open file, and never read past the cap."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotReadable("not checked: %s is %s" % (path, _kind(st.st_mode)))
+    if st.st_size > limit:
+        raise NotReadable("not checked: %s is %s, above the %s limit for one file"
+                          % (path, _size(st.st_size), _size(limit)))
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY | _CLOEXEC)
+    with open(fd, "rb", closefd=True) as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped since the stat
+            raise NotReadable("not checked: %s is %s" % (path, _kind(st.st_mode)))
+        data = f.read(limit + 1)
+    if len(data) > limit:  # grew since the stat
+        raise NotReadable("not checked: %s is above the %s limit for one file" % (path, _size(limit)))
+    return data
+
+
+def read_stdin(limit: Optional[int] = None) -> bytes:
+    limit = MAX_FILE_BYTES if limit is None else limit
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise NotReadable("not checked: stdin is above the %s limit for one file" % _size(limit))
+    return data
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return "%.1f %s" % (n / scale, unit) if n % scale else "%d %s" % (n // scale, unit)
+    return "%d bytes" % n
+
+
 def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
-    """(display, bytes) for files to analyse, and E902 findings."""
+    """(display, bytes) for files to analyse, and E902 findings (the run goes on)."""
     todo: List[Tuple[str, bytes]] = []
     errors: List[Finding] = []
     for display, path in files:
-        if path == STDIN:
-            data = stdin_data if stdin_data is not None else sys.stdin.buffer.read()
-        else:
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError as exc:
-                # flake8's spelling: E902 at 0:1 with the exception
-                errors.append(simple(display, 0, 0, IO_ERROR, "%s: %s" % (type(exc).__name__, exc)))
-                continue
+        try:
+            if path == STDIN:
+                if isinstance(stdin_data, NotReadable):  # read (and refused) once by the caller
+                    raise stdin_data
+                data = stdin_data if stdin_data is not None else read_stdin()
+            else:
+                data = read_file(path)
+        except NotReadable as exc:
+            errors.append(simple(display, 0, 0, IO_ERROR, str(exc)))
+            continue
+        except OSError as exc:
+            # flake8's spelling: E902 at 0:1 with the exception
+            errors.append(simple(display, 0, 0, IO_ERROR, "%s: %s" % (type(exc).__name__, exc)))
+            continue
         if MARKER in data:
             todo.append((display, data))
     return todo, errors
@@ -94,33 +159,36 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
         if id(mine) not in index:
             index[id(mine)] = len(table)
             table.append(mine)
-    caches = {}
+    cache = None
+    if cache_dir and todo:
+        from .cache import Cache
+
+        # the settings are part of each entry's key, so one cache serves every config
+        cache = Cache(cache_dir, settings.fingerprint())
     from_stdin = {d for d, p in files if p == STDIN}
     keys = {}
     pending: List[Tuple[str, bytes, int]] = []
     for display, data in todo:
         which = index[id(own.get(display, settings))]
-        if cache_dir and display not in from_stdin:
-            cache = caches.get(which)
-            if cache is None:
-                from .cache import Cache
-
-                cache = caches[which] = Cache(cache_dir, table[which].fingerprint())
-            key = cache.key(display, data)
-            hit = cache.get(key)
+        if cache is not None and display not in from_stdin:
+            key = cache.key(display, data + b"\0" + table[which].fingerprint().encode("utf-8", "surrogateescape"))
+            hit = cache.get(key, display)
             if hit is not None:
                 outcome.findings.extend(hit)
                 continue
-            keys[display] = (cache, key)
+            keys[display] = key
         pending.append((display, data, which))
-    outcome.cached = sum(c.hits for c in caches.values())
+    outcome.cached = cache.hits if cache is not None else 0
 
     results, outcome.jobs = _run(pending, table, jobs)
     for (display, _, _), result in zip(pending, results):
         outcome.findings.extend(result.findings)
-        if result.cacheable and display in keys:
-            cache, key = keys[display]
-            cache.put(key, result.findings)
+        if cache is not None and result.cacheable and display in keys:
+            cache.put(keys[display], result.findings)
+    if cache is not None:
+        cache.close()
+        if cache.problem:
+            outcome.notes.append("not using the cache: %s" % cache.problem)
     outcome.findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return outcome
 
@@ -145,10 +213,50 @@ def _run(pending: List[Tuple[str, bytes, int]], table: List[Settings], jobs: Opt
 
 
 _SETTINGS: List[Settings] = []
+# A worker whose parent is gone exits (no orphans left computing or blocked on
+# a queue nobody will ever close): on Linux the kernel kills it
+# (PR_SET_PDEATHSIG), everywhere a daemon thread polls the parent's pid.
+PARENT_POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(table: List[Settings]) -> None:
+def _init_worker(table: List[Settings], parent: int = 0) -> None:
     _SETTINGS[:] = table
+    if parent:
+        _exit_with_parent(parent)
+
+
+def _set_pdeathsig() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except Exception:  # no ctypes, no libc, a sandbox that refuses prctl
+        return False
+
+
+def _exit_with_parent(parent: int) -> None:
+    import threading
+
+    _set_pdeathsig()
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="flake8-tilelang-parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while True:
+        time.sleep(PARENT_POLL_SECONDS)
+        if os.getppid() != parent:  # re-parented: the parent is gone
+            os._exit(1)
 
 
 def _work(item: Tuple[str, bytes, int]) -> FileResult:
@@ -174,7 +282,7 @@ def _parallel(pending: List[Tuple[str, bytes, int]], table: List[Settings], n: i
     results: List[Optional[FileResult]] = [None] * len(pending)
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(table,)) as pool:
+                                 initargs=(table, os.getpid())) as pool:
             for i, result in zip(order, pool.map(_work, [pending[i] for i in order], chunksize=chunk)):
                 results[i] = result
     except BrokenProcessPool:

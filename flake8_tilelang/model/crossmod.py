@@ -11,30 +11,68 @@ same builder as the linted file. Nothing is ever imported or executed.
 - Only the user's own files are read: the module must live under the linted
   file's project root and outside site-packages; tilelang, tvm, torch, numpy,
   the standard library and other heavy packages are never looked up.
+- Only the user's own files are read, after resolving symlinks: a module
+  whose real path is outside the real project root (``creds.py ->
+  ../outside/creds.py``) is unknown, and so is anything that ``stat`` does
+  not show as a regular file of at most ``MAX_MODULE_BYTES`` (checked before
+  opening: a FIFO, a device or a huge file is never opened or read).
 - Bounded: at most ``MAX_MODULES`` foreign modules per linted file; a module
   that is missing, unreadable, unparsable or part of an import cycle is
   unknown, silently.
-- Parsed modules are cached per process by path, mtime and size.
+- An injectable ``source_provider(path) -> bytes | str | None`` is asked
+  first (an editor's unsaved buffer); None means "read the disk".
+- Parsed modules are cached per process by path, mtime and size. Lookups are
+  cached too, but never for good: each is re-checked against the mtimes of
+  the folders it searched, so a module created after a first lookup is found
+  later in the same process.
 """
 from __future__ import annotations
 
 import ast
 import os
+import stat
 import sys
-from typing import Dict, List, Optional, Tuple
+import time
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from .. import constants as C
 
 MAX_MODULES = 16
+MAX_MODULE_BYTES = 2_000_000
+# A folder modified this recently may change again within its mtime's
+# granularity: a lookup in it is not trusted for later.
+RACY_SECONDS = 2.0
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini")
 DENY_ROOTS = C.THIRD_PARTY_ROOTS
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
 
-# path -> (mtime_ns, size, Builder or None)
-_PARSE_CACHE: Dict[str, Tuple[int, int, object]] = {}
+# (path, real path) -> (mtime_ns, size, Builder or None)
+_PARSE_CACHE: Dict[Tuple[str, str], Tuple[int, int, object]] = {}
 _PARSE_CACHE_MAX = 256
-# (search dirs, modpath) -> path or None
-_FIND_CACHE: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], Optional[str]] = {}
+# (search dirs, modpath) -> (folder stamp or None, path or None)
+_FIND_CACHE: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], Tuple[Optional[tuple], Optional[str]]] = {}
+
+Source = Union[bytes, str]
+SourceProvider = Callable[[str], Optional[Source]]
+_PROVIDER: Optional[SourceProvider] = None
+
+
+def set_source_provider(provider: Optional[SourceProvider]) -> Optional[SourceProvider]:
+    """Install the provider every new Loader asks first (None: the disk);
+    returns the previous one."""
+    global _PROVIDER
+    previous, _PROVIDER = _PROVIDER, provider
+    return previous
+
+
+@contextmanager
+def source_provider(provider: Optional[SourceProvider]) -> Iterator[None]:
+    previous = set_source_provider(provider)
+    try:
+        yield
+    finally:
+        set_source_provider(previous)
 
 
 def project_root(directory: str) -> str:
@@ -52,10 +90,12 @@ def project_root(directory: str) -> str:
 class Loader:
     """Per linted file: finds and builds foreign modules, within the caps."""
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str, source_provider: Optional[SourceProvider] = None):
         self.path = os.path.abspath(filename)
         self.directory = os.path.dirname(self.path)
         self.root = project_root(self.directory)
+        self.real_root = os.path.realpath(self.root)
+        self.source_provider = source_provider if source_provider is not None else _PROVIDER
         self.resolvers: Dict[str, object] = {}  # path -> Resolver
         # modules whose names are being resolved right now (cycle guard)
         self.loading: List[str] = [self.path]
@@ -88,31 +128,37 @@ class Loader:
 
     def _find(self, dirs: Tuple[str, ...], modpath: Tuple[str, ...]) -> Optional[str]:
         key = (dirs, modpath)
-        if key in _FIND_CACHE:
-            return _FIND_CACHE[key]
+        stamp = _stamp(dirs, modpath)
+        cached = _FIND_CACHE.get(key)
+        if cached is not None:
+            if stamp is not None and cached[0] == stamp:
+                return cached[1]
+            if cached[1] is None:  # "not found" may be stale: so may astroid's own memo
+                _forget_astroid_lookups()
         path = None
         first = modpath[0]
-        if not any(os.path.isfile(os.path.join(d, first + ".py")) or os.path.isdir(os.path.join(d, first))
-                   for d in dirs):
-            _FIND_CACHE[key] = None  # nothing of that name here: no need to wake astroid
-            return None
-        try:
-            from astroid import modutils  # deferred: ~50 ms, only for cross-module names
+        if any(os.path.isfile(os.path.join(d, first + ".py")) or os.path.isdir(os.path.join(d, first))
+               for d in dirs):
+            try:
+                from astroid import modutils  # deferred: ~50 ms, only for cross-module names
 
-            found = modutils.file_from_modpath(list(modpath), path=list(dirs))
-        except Exception:  # ImportError, and anything odd in a user's tree
-            found = None
-        if found and found.endswith(".py") and self._is_users(found):
-            path = os.path.abspath(found)
-        _FIND_CACHE[key] = path
+                found = modutils.file_from_modpath(list(modpath), path=list(dirs))
+            except Exception:  # ImportError, and anything odd in a user's tree
+                found = None
+            if found and found.endswith(".py") and self._is_users(found):
+                path = os.path.abspath(found)
+        # else: nothing of that name here: no need to wake astroid
+        _FIND_CACHE[key] = (stamp, path)
         return path
 
     def _is_users(self, path: str) -> bool:
-        path = os.path.abspath(path)
-        if "site-packages" in path or "dist-packages" in path:
+        """Inside the project root once every symlink is resolved, and not
+        an installed package."""
+        real = os.path.realpath(path)
+        if "site-packages" in real or "dist-packages" in real:
             return False
         try:
-            return os.path.commonpath([path, self.root]) == self.root
+            return os.path.commonpath([real, self.real_root]) == self.real_root
         except ValueError:  # different drives
             return False
 
@@ -125,7 +171,10 @@ class Loader:
         if path == self.path or self.count >= MAX_MODULES:
             return None
         self.count += 1
-        builder = _parse(path)
+        if not self._is_users(path):  # checked again on the path about to be read
+            builder = None
+        else:
+            builder = _parse(path, self.source_provider)
         resolver = None
         if builder is not None:
             from .resolve import Resolver
@@ -135,25 +184,107 @@ class Loader:
         return resolver
 
 
-def _parse(path: str):
+def _stamp(dirs: Tuple[str, ...], modpath: Tuple[str, ...]) -> Optional[tuple]:
+    """The mtimes of every folder a lookup of ``modpath`` reads (each search
+    folder and the package folders below it), or None when one of them
+    changed too recently to be trusted."""
+    out = []
+    racy = time.time() - RACY_SECONDS
+    for d in dirs:
+        current = d
+        for part in (None,) + modpath[:-1]:
+            if part is not None:
+                current = os.path.join(current, part)
+            try:
+                st = os.stat(current)
+            except (OSError, ValueError):
+                out.append(None)
+                break
+            if st.st_mtime >= racy:
+                return None
+            out.append((st.st_ino, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _forget_astroid_lookups() -> None:
+    """astroid memoizes its file lookups (``lru_cache``) for the life of the
+    process; drop those memos, best effort, when a folder changed."""
+    if "astroid" not in sys.modules:
+        return
     try:
-        st = os.stat(path)
+        from astroid import modutils
+        from astroid.interpreter._import import spec, util
+    except Exception:
+        return
+    owners = ((modutils, "cached_os_path_isfile"), (modutils, "_has_init"),
+              (modutils, "_cache_normalize_path_"), (spec, "_find_spec"), (util, "is_namespace"))
+    functions = [getattr(owner, name, None) for owner, name in owners]
+    functions += [getattr(f, "find_module", None) for f in getattr(spec, "_SPEC_FINDERS", ())]
+    for fn in functions:
+        clear = getattr(fn, "cache_clear", None)
+        if clear is not None:
+            try:
+                clear()
+            except Exception:
+                pass
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _read(real: str, st: os.stat_result) -> Optional[bytes]:
+    """A regular file's bytes, at most MAX_MODULE_BYTES, else None; ``st``
+    (its ``stat``) was checked before this opens it."""
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MODULE_BYTES:
+        return None
+    try:
+        fd = os.open(real, os.O_RDONLY | _NONBLOCK | _BINARY | _CLOEXEC)
     except OSError:
         return None
-    cached = _PARSE_CACHE.get(path)
+    with open(fd, "rb", closefd=True) as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = f.read(MAX_MODULE_BYTES + 1)
+        except OSError:
+            return None
+    return data if len(data) <= MAX_MODULE_BYTES else None
+
+
+def _build(source: Source, path: str):
+    try:
+        from .build import Builder
+
+        return Builder(ast.parse(source, path), path).build()
+    except (SyntaxError, ValueError, OSError, RecursionError, MemoryError, UnicodeDecodeError):
+        return None
+
+
+def _parse(path: str, provider: Optional[SourceProvider] = None):
+    if provider is not None:
+        try:
+            source = provider(path)
+        except Exception:  # a broken provider means "no buffer": read the disk
+            source = None
+        if not isinstance(source, (bytes, str)):
+            source = None  # anything else means "no buffer"
+        if source is not None:
+            if len(source) > MAX_MODULE_BYTES:
+                return None
+            return _build(source, path)  # not cached: a buffer changes without an mtime
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    cached = _PARSE_CACHE.get((path, real))
     if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
         return cached[2]
-    builder = None
-    try:
-        with open(path, "rb") as f:
-            source = f.read()
-        if len(source) <= 2_000_000:
-            from .build import Builder
-
-            builder = Builder(ast.parse(source, path), path).build()
-    except (SyntaxError, ValueError, OSError, RecursionError, UnicodeDecodeError):
-        builder = None
+    data = _read(real, st)
+    builder = _build(data, path) if data is not None else None
     if len(_PARSE_CACHE) >= _PARSE_CACHE_MAX:
         _PARSE_CACHE.clear()
-    _PARSE_CACHE[path] = (st.st_mtime_ns, st.st_size, builder)
+    _PARSE_CACHE[(path, real)] = (st.st_mtime_ns, st.st_size, builder)
     return builder

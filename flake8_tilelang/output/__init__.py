@@ -7,6 +7,7 @@ until a format is asked for.
 from __future__ import annotations
 
 import os
+import re
 from typing import Dict, Iterable, List, Optional
 
 FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
@@ -18,6 +19,57 @@ TOOL_NAME = "flake8-tilelang"
 # one exists; it must stay stable across releases.
 DOCS_URL: Optional[str] = None
 INFORMATION_URI = "https://pypi.org/project/flake8-tilelang/"
+
+
+# What a terminal, a CI log or an editor may act on instead of showing: C0 and
+# C1 control characters (ESC starts colour and title sequences, CSI is U+009B),
+# DEL, line and paragraph separators, bidirectional overrides and isolates,
+# and lone surrogates (the undecodable bytes of a file name, via
+# ``surrogateescape``). A tab is left alone.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                     "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: "re.Match[str]") -> str:
+    c = match.group()
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8
+        return "\\x%02x" % (code - 0xDC00)
+    if c in _NAMED:
+        return _NAMED[c]
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` safe to print: every character a terminal or a log viewer
+    could act on (escape sequences, control characters, bidi controls) and
+    every undecodable byte of a file name becomes a visible escape
+    (``\\x1b``, ``\\n``, ``\\u202e``, ``\\xff``). Text without them is
+    returned as is. Characters in ``keep`` are left for the caller to encode."""
+    if not _UNSAFE.search(text):
+        return text
+    if keep:
+        return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
+    return _UNSAFE.sub(_escape, text)
+
+
+def json_safe(text: str) -> str:
+    """``text`` encodable as strict UTF-8 (JSON escapes control characters
+    itself): undecodable file-name bytes become ``\\xff`` escapes."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(_escape, text)
+
+
+def uri_safe(text: str) -> str:
+    """A relative URI with each undecodable file-name byte percent-encoded
+    (what the byte is in a URI); nothing else is changed."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: "%%%02X" % (ord(m.group()) - 0xDC00)
+                          if 0xDC80 <= ord(m.group()) <= 0xDCFF else _escape(m), text)
 
 
 def rule_url(code: str) -> Optional[str]:

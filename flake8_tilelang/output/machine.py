@@ -6,6 +6,11 @@ The inputs are finding-like objects with ``path``, ``line``, ``char_col``,
 ``end_line``, ``char_end_col``, ``code``, ``message``, ``severity``,
 ``noqa_row`` and ``source``; ``abspath``/``relpath`` are passed in as
 functions so the flake8 report plugins can use the same code.
+
+Paths and messages come from the linted tree: JSON escapes control characters
+itself, undecodable bytes of a file name become ``\\xff`` escapes (URIs:
+``%FF``) so every document is strict UTF-8, and the ``github`` lines (read by
+a terminal-like log viewer) get the text formats' escaping.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ import os
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from ..source import char_index
-from . import INFORMATION_URI, TOOL_NAME, plural, rule_url, severity_counts
+from . import INFORMATION_URI, TOOL_NAME, json_safe, plural, printable, rule_url, severity_counts
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -33,11 +38,11 @@ def json_object(f, abspath: Callable[[str], str]) -> Dict[str, object]:
         "code": f.code,
         "end_location": {"column": f.char_end_col if f.line > 0 else 1,
                          "row": max(f.end_line, 1)},
-        "filename": abspath(f.path),
+        "filename": json_safe(abspath(f.path)),
         "fix": _json_fix(f),
-        "help": f.help if f.fix is None else None,
+        "help": json_safe(f.help) if f.help is not None and f.fix is None else None,
         "location": {"column": f.char_col, "row": line},
-        "message": f.message,
+        "message": json_safe(f.message),
         "noqa_row": f.noqa_row,
         "severity": f.severity,
         "url": rule_url(f.code),
@@ -167,7 +172,7 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": SARIF_LEVEL.get(f.severity, "warning"),
-            "message": {"text": _one_line(f)},
+            "message": {"text": json_safe(_one_line(f))},
             "locations": [location],
         })
     run: Dict[str, object] = {
@@ -207,7 +212,7 @@ def escape_property(text: str) -> str:
 
 
 def github_line(f, relpath: Callable[[str], str]) -> str:
-    path = relpath(f.path)
+    path = printable(relpath(f.path))
     props = ["file=%s" % escape_property(path), "line=%d" % max(f.line, 1)]
     if f.line > 0:
         props.append("col=%d" % f.char_col)
@@ -215,7 +220,7 @@ def github_line(f, relpath: Callable[[str], str]) -> str:
         props.append("endColumn=%d" % f.char_end_col)
     props.append("title=%s" % escape_property("%s (%s)" % (TOOL_NAME, f.code)))
     message = "%s:%d:%d: %s %s" % (path, max(f.line, 1), f.char_col if f.line > 0 else 1,
-                                   f.code, _one_line(f))
+                                   f.code, printable(_one_line(f), keep="\r\n"))  # %0D, %0A
     return "::%s %s::%s" % (GITHUB_COMMAND.get(f.severity, "error"), ",".join(props),
                             escape_data(message))
 
@@ -260,10 +265,12 @@ def to_gitlab(findings: Sequence, relpath: Callable[[str], str]) -> str:
         base = "\0".join((f.code, path, f.source.strip(), f.message if not f.source else ""))
         n = seen.get(base, 0)
         seen[base] = n + 1
-        fingerprint = hashlib.sha256(("%s\0%d" % (base, n)).encode("utf-8")).hexdigest()[:32]
+        fingerprint = hashlib.sha256(("%s\0%d" % (base, n)).encode("utf-8", "surrogatepass")
+                                     ).hexdigest()[:32]
+        path = json_safe(path)
         out.append({
             "check_name": f.code,
-            "description": "%s %s" % (f.code, _one_line(f)),
+            "description": json_safe("%s %s" % (f.code, _one_line(f))),
             "fingerprint": fingerprint,
             "severity": GITLAB_SEVERITY.get(f.severity, "major"),
             "location": {"path": path, "lines": {"begin": max(f.line, 1), "end": max(f.end_line, f.line, 1)}},

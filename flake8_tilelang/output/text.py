@@ -1,9 +1,16 @@
 """Formats for people: ``concise`` (flake8's default line, byte for byte) and
 ``full`` (the source line with a caret under the reported code), plus the
-``--statistics`` table."""
+``--statistics`` table.
+
+Paths, messages and source lines come from the linted tree: every character a
+terminal could act on (escape sequences, control and bidi characters) and
+every undecodable byte of a file name is printed as a visible escape.
+"""
 from __future__ import annotations
 
 from typing import Dict, Iterable, List, Tuple
+
+from . import printable
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
@@ -13,11 +20,18 @@ _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 
 def concise(findings: Iterable) -> str:
     """``path:row:col: CODE message`` with flake8's 1-based byte column."""
-    return "".join("%s:%d:%d: %s\n" % (f.path, f.line, f.col + 1, f.flake8_text()) for f in findings)
+    return "".join("%s:%d:%d: %s\n" % (printable(f.path), f.line, f.col + 1, printable(f.flake8_text()))
+                   for f in findings)
 
 
 def _paint(text: str, style: str, color: bool) -> str:
     return "%s%s%s" % (style, text, _RESET) if color and style else text
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes once escaped and with tabs expanded."""
+    text = printable(text)
+    return len(text.expandtabs(8) if "\t" in text else text)
 
 
 def full(findings: Iterable, color: bool = False) -> str:
@@ -25,16 +39,19 @@ def full(findings: Iterable, color: bool = False) -> str:
     for f in findings:
         sev = _COLORS.get(f.severity, "")
         head = "%s:%d:%d: %s %s %s" % (
-            _paint(f.path, _BOLD, color), f.line, f.char_col,
-            _paint(f.code, _BOLD + sev, color), _paint("[%s]" % f.severity, sev, color), f.message)
+            _paint(printable(f.path), _BOLD, color), f.line, f.char_col,
+            _paint(f.code, _BOLD + sev, color), _paint("[%s]" % f.severity, sev, color),
+            printable(f.message))
         out.append(head)
         if f.line > 0 and f.source:
             gutter = " " * len(str(f.line))
-            src = f.source.expandtabs(8) if "\t" in f.source else f.source
-            start = f.char_col - 1
-            if "\t" in f.source:
-                start = len(f.source[:start].expandtabs(8))
-            width = max(1, f.char_end_col - f.char_col) if f.end_line == f.line else 1
+            src = printable(f.source)
+            if "\t" in src:
+                src = src.expandtabs(8)
+            first = f.char_col - 1
+            last = f.char_end_col - 1 if f.end_line == f.line else first + 1
+            start = _width(f.source[:first])
+            width = max(1, _width(f.source[:max(last, first + 1)]) - start)
             width = max(1, min(width, len(src) - start)) if len(src) > start else 1
             bar = _paint("|", _DIM, color)
             out.append("%s %s" % (gutter, bar))
@@ -47,7 +64,7 @@ def full(findings: Iterable, color: bool = False) -> str:
             label = "help" if f.fix is None or f.fix.applicability == "display-only" else (
                 "fix" if f.fix.applicability == "safe" else "unsafe fix")
             out.append("%s %s %s" % (" " * len(str(max(f.line, 0))), _paint("=", _DIM, color),
-                                     "%s: %s" % (_paint(label, _BOLD, color), advice)))
+                                     "%s: %s" % (_paint(label, _BOLD, color), printable(advice))))
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
 
