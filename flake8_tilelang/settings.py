@@ -194,7 +194,90 @@ def explicitly_named(code: str, selects: Iterable[str]) -> bool:
 
 # -- paths ---------------------------------------------------------------------
 
-def _glob_regex(pattern: str) -> "re.Pattern[str]":
+def _glob_tokens(pattern: str) -> List[Tuple[str, object]]:
+    """("lit", c) / ("one", None) / ("class", compiled) / ("star", None) /
+    ("dstar", None) / ("dstar/", None) for a glob."""
+    out: List[Tuple[str, object]] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append(("dstar/", None))
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(("dstar", None))
+            i += 2
+            continue
+        if c == "*":
+            out.append(("star", None))
+        elif c == "?":
+            out.append(("one", None))
+        elif c == "[" and pattern.find("]", i + 1) != -1:
+            j = pattern.find("]", i + 1)
+            body = pattern[i + 1:j].replace("\\", "\\\\")
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append(("class", re.compile("[%s]" % body)))
+            i = j
+        else:
+            out.append(("lit", c))
+        i += 1
+    return out
+
+
+class _GlobMatcher:
+    """A glob with two or more stars, matched by dynamic programming over
+    (token, position): time is linear in the pattern times the text, never
+    the exponential backtracking a regex of several ``[^/]*`` can take on a
+    crafted file name (a pull request controls both)."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self, pattern: str):
+        self.tokens = _glob_tokens(pattern)
+
+    def match(self, text: str) -> bool:
+        n = len(text)
+        # reach[j]: the tokens so far can consume exactly text[:j]
+        reach = [False] * (n + 1)
+        reach[0] = True
+        for kind, arg in self.tokens:
+            nxt = [False] * (n + 1)
+            if kind == "star" or kind == "dstar":
+                run = False
+                for j in range(n + 1):
+                    if reach[j]:
+                        run = True
+                    elif run and kind == "star" and text[j - 1] == "/":
+                        run = False
+                    nxt[j] = run
+            elif kind == "dstar/":  # (?:.*/)? : nothing, or anything ending in "/"
+                run = False
+                for j in range(n + 1):
+                    nxt[j] = reach[j] or (j > 0 and text[j - 1] == "/" and run)
+                    run = run or reach[j]
+            else:
+                for j in range(n):
+                    if reach[j]:
+                        c = text[j]
+                        if kind == "lit":
+                            ok = c == arg
+                        elif kind == "one":
+                            ok = c != "/"
+                        else:
+                            ok = arg.match(c) is not None  # type: ignore[union-attr]
+                        if ok:
+                            nxt[j + 1] = True
+            reach = nxt
+            if not any(reach):
+                return False
+        return reach[n]
+
+
+def _glob_regex(pattern: str):
+    if sum(1 for kind, _ in _glob_tokens(pattern) if kind in ("star", "dstar", "dstar/")) >= 2:
+        return _GlobMatcher(pattern)
     out = []
     i = 0
     while i < len(pattern):

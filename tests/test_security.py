@@ -836,3 +836,16 @@ def test_closed_stdout_with_nothing_to_print_is_not_an_error(proj):
                            sys.executable], stderr=subprocess.PIPE, timeout=300,
                           env={k: v for k, v in os.environ.items() if k != "FLAKE8_TILELANG_STRICT"})
     assert (proc.returncode, proc.stderr) == (0, b"")
+
+
+def test_a_crafted_glob_cannot_make_matching_hang():
+    """Several stars used to compile to a backtracking regex: a pull request
+    controls both the pattern (pyproject) and the file names."""
+    from flake8_tilelang.settings import PathPattern, _GlobMatcher
+
+    pattern = PathPattern("*a*a*a*a*a*a*a*a*a*a*a*a*b")
+    assert isinstance(pattern._compiled(), _GlobMatcher)
+    assert not pattern.matches_name("a" * 5000)  # linear: instant, where the regex took hours
+    assert pattern.matches_name("a" * 12 + "xb")
+    assert PathPattern("src/**/gen_*_*.py").matches_rel("src/a/b/gen_x_y.py")
+    assert not PathPattern("src/**/gen_*_*.py").matches_rel("src/a/b/gen_x.py")
