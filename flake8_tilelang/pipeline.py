@@ -206,11 +206,18 @@ def _default_severity(code: str) -> Optional[str]:
 
 
 def lint_source(display: str, data: bytes, settings: Settings,
-                source: Optional[SourceFile] = None) -> FileResult:
+                source: Optional[SourceFile] = None, source_provider=None) -> FileResult:
     """Every finding for one file (its bytes, or an already decoded
     ``source`` such as an editor buffer), never raising (unless strict
-    mode)."""
+    mode). ``source_provider(path) -> bytes | str | None`` is asked for the
+    text of the user's other modules before the disk (an editor's unsaved
+    buffers)."""
     try:
+        if source_provider is not None:
+            from .model.crossmod import source_provider as providing
+
+            with providing(source_provider):
+                return _lint(display, data, settings, source)
         return _lint(display, data, settings, source)
     except (Exception, RecursionError) as exc:  # noqa: B902 - one bad file never ends the run
         if os.environ.get(STRICT_ENV) == "1":

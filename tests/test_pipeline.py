@@ -302,3 +302,20 @@ def test_an_explicit_config_must_be_a_configuration(nested, capsys):
     (nested / "typo.toml").write_text('ignor = ["TLA001"]\n')
     code, _, err = run(["check", "--no-cache", "--config", "typo.toml", "top.py"], capsys)
     assert code == 2 and "unknown key 'ignor'" in err and "typo.toml" in err
+
+
+def test_lint_source_reads_other_modules_through_a_source_provider(tmp_path):
+    """An editor's unsaved buffer of an imported module decides the config."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "configs.py").write_text("import tilelang\nCFG = {}\n")  # on disk: nothing on
+    kernel = KERNEL.replace("CFG = {", "from configs import CFG\nUNUSED = {")
+    path = str(tmp_path / "k.py")
+    (tmp_path / "k.py").write_text(kernel)
+    buffers = {str(tmp_path / "configs.py"): "import tilelang\n"
+               "CFG = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}\n"}
+    plain = lint_source(path, kernel.encode(), settings())
+    assert not [f for f in plain.findings if f.code == "TLA002"]
+    edited = lint_source(path, kernel.encode(), settings(), source_provider=buffers.get)
+    assert [f for f in edited.findings if f.code == "TLA002"]
+    again = lint_source(path, kernel.encode(), settings())  # the buffer is not remembered as the disk
+    assert not [f for f in again.findings if f.code == "TLA002"]
