@@ -117,6 +117,22 @@ def cmd_check(args) -> int:
     findings = outcome.findings
     for path, why in outcome.skipped:
         sys.stderr.write("flake8-tilelang: warning: %s skipped: %s\n" % (_printable(path), why))
+    if getattr(args, "add_noqa", False):
+        return _add_noqa(args, findings)
+    diff = bool(getattr(args, "diff", False))
+    fix_only = bool(getattr(args, "fix_only", False)) or diff
+    fixrun = None
+    if diff or fix_only or settings.fix:
+        from . import fixing
+
+        stdin_name = fixing.stdin_display_name(args)
+        fixrun = fixing.apply_fixes(findings, finder, settings, diff=diff, stdin_display=stdin_name,
+                                    stdin_data=stdin_data)
+        for line in fixrun.errors:
+            sys.stderr.write("flake8-tilelang: error: %s\n" % _printable(line))
+        findings = fixrun.findings
+        if diff or fix_only or fixrun.stdin_output is not None:
+            return _fix_only_result(args, fixrun, settings, diff, fix_only)
     if args.statistics and fmt in ("full", "concise", "json", "json-lines"):
         from ..output.text import statistics_rows, statistics_text
 
@@ -136,12 +152,56 @@ def cmd_check(args) -> int:
 
             names = {r.code: r.name for r in known_rules()}
             sys.stderr.write(statistics_text(statistics_rows(findings, names)))
+    if fixrun is not None and settings.show_fixes and is_human(fmt):
+        from .fixing import show_fixes_text
+
+        text += show_fixes_text(fixrun, {r.code: r.name for r in known_rules()})
     _emit(text, args.output_file)
     if is_human(fmt) and not args.quiet:
         from ..output import summary_text
+        from .fixing import fix_summary, fixable_note
 
-        sys.stderr.write(summary_text(findings, outcome.files) + "\n")
+        if fixrun is not None and fixrun.fixed:
+            sys.stderr.write(fix_summary(fixrun, len(findings), settings.unsafe_fixes, False, False) + "\n")
+        else:
+            sys.stderr.write(summary_text(findings, outcome.files) + "\n")
+        note = fixable_note(findings, settings.unsafe_fixes)
+        if note:
+            sys.stderr.write(note + "\n")
     return fail_code(findings, args.fail_on, args.exit_zero)
+
+
+def _fix_only_result(args, fixrun, settings: Settings, diff: bool, fix_only: bool) -> int:
+    """--diff, --fix-only, and --fix on stdin (the fixed source goes to stdout)."""
+    from .fixing import fix_summary, show_fixes_text, write_stdout_bytes
+
+    names = {r.code: r.name for r in known_rules()}
+    if diff:
+        _emit("".join(fixrun.diffs), args.output_file)
+    elif fixrun.stdin_output is not None:
+        write_stdout_bytes(fixrun.stdin_output)
+    if settings.show_fixes and fixrun.fixed:
+        sys.stderr.write(show_fixes_text(fixrun, names, "Would fix" if diff else "Fixed"))
+    if not args.quiet:
+        sys.stderr.write(fix_summary(fixrun, 0, settings.unsafe_fixes, diff, True) + "\n")
+    if diff:
+        return 1 if fixrun.fixed and not args.exit_zero else 0
+    if fix_only:
+        return 0
+    return fail_code(fixrun.findings, args.fail_on, args.exit_zero)
+
+
+def _add_noqa(args, findings) -> int:
+    from .fixing import add_noqa_files, stdin_display_name
+
+    added, files, errors = add_noqa_files(findings, stdin_display_name(args))
+    for line in errors:
+        sys.stderr.write("flake8-tilelang: error: %s\n" % _printable(line))
+    if not args.quiet:
+        sys.stderr.write("Added %d noqa directive%s%s.\n" % (
+            added, "" if added == 1 else "s", " in %d file%s" % (files, "" if files == 1 else "s")
+            if files else ""))
+    return 2 if errors else 0
 
 
 # -- rules ----------------------------------------------------------------------

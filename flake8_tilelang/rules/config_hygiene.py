@@ -1,10 +1,12 @@
 """The pass_configs dict itself: keys, values, keys that do nothing."""
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Set, Tuple
 
 from .. import constants as C
 from ..diagnostic import Report
+from . import _fix
 from ..registry import ERROR, INFO, report, rule
 from ._text import name as _name, quoted
 
@@ -64,10 +66,12 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
     for node, name in model.config_key_refs:
         if name in C.PASS_CONFIG_ENUM:
             continue
+        near = _close(name, _ENUM_NAMES, n=1)
         yield report(
             node,
             "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError" % name,
             help=_enum_help(name),
+            fix=_fix.fix(_enum_help(name), _fix.replace_attr_name(node, near[0]) if near else None, _fix.SAFE),
         )
     for _, entry in _entries(model):
         key = entry.key
@@ -78,6 +82,7 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 entry.node,
                 "PassConfigKey member %s does not exist: compiling fails with AttributeError" % _name(name),
                 help=_enum_help(name),
+                fix=_fix.fix(_enum_help(name), None, _fix.DISPLAY_ONLY),
             )
         elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
             near = _close(key, _RAW_KEYS, n=1)
@@ -86,6 +91,9 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 "pass config key %s is not registered: the compile aborts with "
                 "`AttributeError: Invalid config option`" % quoted(key),
                 help="Use `%s`" % near[0] if near else "Use a key registered in `PassConfigKey`, or remove it",
+                fix=_fix.fix("Use `%s`" % near[0] if near else
+                             "Use a key registered in `PassConfigKey`, or remove it",
+                             _fix.replace_string(entry.node, near[0]) if near else None, _fix.SAFE),
             )
 
 
@@ -136,8 +144,30 @@ def non_bool_pass_config_value(model) -> Iterator[Report]:
             entry.value_node or entry.node,
             "%s is set to %s, not a boolean: the compile aborts"
             % (C.SWITCH_ENUM.get(entry.key, quoted(entry.key)), shown),
-            help="Write True or False",
+            help=_bool_fix(entry).title,
+            fix=_bool_fix(entry),
         )
+
+
+_TRUE = ("true", "1", "on", "yes")
+_FALSE = ("false", "0", "off", "no")
+
+
+def _bool_fix(entry):
+    """`"True"` -> `True`, `"false"` -> `False`, `1.0` -> `True`: the one
+    boolean the value spells; anything else (None, a list, "maybe") has no
+    candidate and the fix is only shown."""
+    node, raw = entry.value_node, entry.raw
+    meant = None
+    if isinstance(raw, str):
+        low = raw.strip().lower()
+        meant = "True" if low in _TRUE else "False" if low in _FALSE else None
+    elif isinstance(raw, float) and raw in (0.0, 1.0):
+        meant = "True" if raw else "False"
+    edits = None
+    if meant and isinstance(node, ast.Constant) and node.value == raw and type(node.value) is type(raw):
+        edits = _fix.replace_node(node, meant)
+    return _fix.fix("Write %s" % meant if meant else "Write True or False", edits, _fix.SAFE)
 
 
 @rule(

@@ -8,6 +8,7 @@ from ..model.calls import argument
 from ..model.resolve import UNKNOWN
 from ..diagnostic import Report
 from ..registry import ERROR, report, rule
+from . import _fix
 from ._text import quoted
 
 _TO_V = {"v", "vec", "vector", "aiv", "vec_core", "vector_core"}
@@ -43,11 +44,15 @@ def scope_name(model) -> Iterator[Report]:
             continue
         low = use.scope_name.lower()
         meant = "V" if low in _TO_V or low.startswith("v") else "C" if low in _TO_C or low.startswith("c") else None
+        title = 'Use `T.Scope("%s")`' % meant if meant else 'Use `T.Scope("C")` or `T.Scope("V")`'
+        arg = use.call.args[0] if isinstance(use.call, ast.Call) and use.call.args else None
+        edits = _fix.replace_string(arg, meant) if meant and arg is not None else None
         yield report(
             use,
             '`T.Scope(%s)` silently selects the Cube core: only the exact string "V" selects Vector'
             % quoted(use.scope_name),
-            help='Use `T.Scope("%s")`' % meant if meant else 'Use `T.Scope("C")` or `T.Scope("V")`',
+            help=title,
+            fix=_fix.fix(title, edits, _fix.SAFE),
         )
 
 
@@ -166,15 +171,21 @@ def invalid_pipe_name(model) -> Iterator[Report]:
     positions = {"set_flag": ((0, "src"), (1, "dst")), "wait_flag": ((0, "src"), (1, "dst")),
                  "pipe_barrier": ((0, "pipe"),), "set_cross_flag": ((0, "pipe"),)}
 
+    def suggestion(pipe):
+        near = _close(pipe.lower(), VALID_PIPES, n=1, cutoff=0.5)
+        if near:
+            return near[0].upper() if pipe.isupper() else near[0]
+        return None
+
     def bad(prim, pipe):
         if not isinstance(pipe, str):
             return None
         low = pipe.lower()
         if low in VALID_PIPES or (prim == "pipe_barrier" and low == "all"):
             return None
-        near = _close(low, VALID_PIPES, n=1, cutoff=0.5)
+        near = suggestion(pipe)
         if near:
-            return 'Use "%s"' % (near[0].upper() if pipe.isupper() else near[0])
+            return 'Use "%s"' % near
         return "Use one of fix, mte1, mte2, mte3, m, v, s"
 
     def message(prim, via, pipe):
@@ -191,7 +202,10 @@ def invalid_pipe_name(model) -> Iterator[Report]:
             if isinstance(arg, ast.Constant):
                 hint = bad(use.prim, arg.value)
                 if hint is not None:
-                    yield report(use, message(use.prim, "", arg.value), help=hint)
+                    near = suggestion(arg.value)
+                    edits = _fix.replace_string(arg, near) if near else None
+                    yield report(use, message(use.prim, "", arg.value), help=hint,
+                                 fix=_fix.fix(hint, edits, _fix.SAFE))
     # a pipe passed in (a constant, a macro argument) is reported where the
     # kernel reaches it
     for kernel in model.kernels:
@@ -203,7 +217,9 @@ def invalid_pipe_name(model) -> Iterator[Report]:
                 pipe = kernel.arg_value(use, index, keyword)
                 hint = bad(use.prim, pipe) if pipe is not UNKNOWN else None
                 if hint is not None:
-                    yield report(use, message(use.prim, use.via_text(), pipe), help=hint)
+                    # written elsewhere (a constant, a macro argument): shown, never applied
+                    yield report(use, message(use.prim, use.via_text(), pipe), help=hint,
+                                 fix=_fix.fix(hint, None, _fix.DISPLAY_ONLY))
 
 
 def _close(word, candidates, n=1, cutoff=0.6):

@@ -6,6 +6,7 @@ from typing import Iterator
 from .. import constants as C
 from ..diagnostic import Report
 from ..registry import ERROR, WARNING, report, rule
+from . import _fix
 
 
 def _call_text(use) -> str:
@@ -72,6 +73,11 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
             sync_first = any(id(u.use.first_call) in sync_calls for u in scopes if u.use.first_call is not None)
             severity = ERROR if both_sides or cross_flags or sync_first else WARNING
             for use in scopes:
+                title = ("Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+                         "scope every op by hand")
+                edits = None
+                if not use.via and _everywhere_on(model, use, C.AUTO_CV_COMBINE):
+                    edits = _fix.unwrap_with(use.use.with_stmt)
                 if severity == ERROR:
                     consequence = "its flags and barriers land on the wrong core (silent race)"
                 else:
@@ -80,8 +86,8 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
                     use,
                     "`%s`%s is ignored while %s: %s" % (
                         _call_text(use), use.via_text(), config.describe(C.AUTO_CV_COMBINE), consequence),
-                    help="Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
-                         "scope every op by hand",
+                    help=title,
+                    fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                     severity=severity,
                 )
 
@@ -142,9 +148,38 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                         use.via[0].macro.name, use.prim, use.where_text())
                 else:
                     what = "`%s` is a hand-written sync" % _call_text(use)
+                title = "Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol"
+                edits = None
+                if _everywhere_on(model, use, C.AUTO_SYNC):
+                    stmt = _fix.current().statement_of(use.use.call) if _fix.current() else None
+                    edits = _fix.delete_statement(stmt) if stmt is not None else None
                 yield report(
                     use,
                     "%s while %s: AscendSyncInsert adds its own syncs on top (double sync)" % (
                         what, config.describe(C.AUTO_SYNC)),
-                    help="Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol",
+                    help=title,
+                    fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                 )
+
+
+def _everywhere_on(model, use, key: str) -> bool:
+    """True when the primitive ``use`` reaches is written in this file and
+    every kernel and config of the file that reaches it compiles it with
+    ``key`` on (a macro shared with a kernel of another mode gets no fix)."""
+    if use.use.owner.filename != model.filename:
+        return False
+    ctx = _fix.current()
+    if ctx is None:
+        return False
+    reach = ctx.memo.get("reach")
+    if reach is None:  # id(call) -> the kernels that reach it, built once per file
+        reach = ctx.memo["reach"] = {}
+        for kernel in model.kernels:
+            for u in kernel.raw_uses:
+                found = reach.setdefault(id(u.use.call), [])
+                if not found or found[-1] is not kernel:
+                    found.append(kernel)
+    for kernel in reach.get(id(use.use.call), ()):
+        if not kernel.configs or not all(config.is_on(key) for config in kernel.configs):
+            return False
+    return True
