@@ -97,7 +97,10 @@ def one_pass(source: SourceFile, findings: Sequence[Finding], unsafe: bool,
              broken: Set[Tuple]) -> Tuple[Optional[str], List[Finding], List[Failed]]:
     """(new text or None, findings fixed, fixes that break the file)."""
     todo = [f for f in findings if applicable(f.fix, unsafe) and _key(source, f) not in broken]
-    todo.sort(key=lambda f: (_span(source, f.fix)[0][0], f.code))  # type: ignore[arg-type]
+    # safe fixes first (a repaired noqa wins over deleting the line it
+    # silences), then in file order
+    todo.sort(key=lambda f: (f.fix.applicability != SAFE,  # type: ignore[union-attr]
+                             _span(source, f.fix)[0][0], f.code))  # type: ignore[arg-type]
     taken: List[Tuple[int, int, str]] = []
     chosen: List[Tuple[Finding, List[Tuple[int, int, str]]]] = []
     seen: Dict[Tuple, bool] = {}
