@@ -29,6 +29,11 @@ def _entries(model) -> Iterator[Tuple[object, object]]:
 
 @rule(
     code="TLA050",
+    autofix="""
+Safe when one registered key is close: `PassConfigKey.TYPO` has its member
+renamed, a raw `"tl.typo"` key is replaced (quotes kept). Otherwise (no
+close key, or a key built by `getattr`) display-only.
+""",
     name="unknown-pass-config-key",
     severity=ERROR,
     confidence="high",
@@ -106,6 +111,12 @@ def _enum_help(name: str) -> str:
 
 @rule(
     code="TLA051",
+    autofix="""
+Safe when the value spells one boolean: the strings `"True"`/`"true"`/`"1"`/
+`"on"`/`"yes"` -> `True`, `"False"`/`"false"`/`"0"`/`"off"`/`"no"` -> `False`,
+the floats `1.0`/`0.0` -> `True`/`False`, written where the key is. `None`, a
+list or any other string has no single meaning: display-only.
+""",
     name="non-bool-pass-config-value",
     severity=ERROR,
     confidence="high",
@@ -172,6 +183,11 @@ def _bool_fix(entry):
 
 @rule(
     code="TLA052",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): deletes the entry (its whole line when it
+has one, else the entry and its comma). Unsafe because a config shared with
+kernels in other files may need the key there.
+""",
     name="inert-pass-config",
     severity=INFO,
     confidence="medium",
@@ -205,6 +221,7 @@ def inert_pass_config(model) -> Iterator[Report]:
                 entry.node,
                 "pass config %s has no effect on the Ascend pipeline: no pass reads it" % quoted(entry.key),
                 help="Remove the key",
+                fix=_fix.fix("Remove the key", _fix.delete_dict_entry(entry.node), _fix.UNSAFE),
             )
     by_entry = {}
     for site in model.sites:
@@ -223,6 +240,7 @@ def inert_pass_config(model) -> Iterator[Report]:
                 "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
                 "Cube work" % _names(sorted({k.display_name for k in kernels})),
                 help="Remove the key",
+                fix=_fix.fix("Remove the key", _fix.delete_dict_entry(entry.node), _fix.UNSAFE),
             )
 
 

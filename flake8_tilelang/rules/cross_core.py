@@ -62,6 +62,15 @@ def cv_sync_without_combine(model) -> Iterator[Report]:
 
 @rule(
     code="TLA005",
+    autofix="""
+Safe, only when TL_ASCEND_AUTO_CV_COMBINE is off: the automatic protocol
+never runs there and the hand-written flags carry the handoff, so the fix
+deletes the inert `TL_ASCEND_AUTO_CV_SYNC` entry from the `pass_configs` dict
+and keeps the flags (removing the flags would leave no cross-core sync at
+all). Not offered when the entry is written in another file or the same
+entry also reaches a config with COMBINE on. With COMBINE on there is no
+mechanical fix: the advice is shown only.
+""",
     name="manual-cross-flags-with-auto-cv-sync",
     severity=ERROR,
     confidence="high",

@@ -19,6 +19,11 @@ _SIDE = {"C": "Cube", "V": "Vector"}
 
 @rule(
     code="TLA030",
+    autofix="""
+Safe when the string means exactly one core (`"Vector"`, `"vec"`, `"v"` ->
+`"V"`; `"Cube"`, `"c"` -> `"C"`): the literal is replaced, its quote
+character kept. Otherwise the fix is display-only (the advice names both).
+""",
     name="scope-name",
     severity=ERROR,
     confidence="high",
@@ -146,6 +151,11 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
 
 @rule(
     code="TLA033",
+    autofix="""
+Safe for a literal pipe with one close valid name (`"mte22"` -> `"mte2"`,
+upper case kept): the literal is replaced. A pipe passed in from elsewhere
+(a constant, a macro argument) or with no close name is display-only.
+""",
     name="invalid-pipe-name",
     severity=ERROR,
     confidence="high",

@@ -18,6 +18,17 @@ def _call_text(use) -> str:
 
 @rule(
     code="TLA001",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): deletes the `with T.Scope(...):` header and
+dedents its body one level. A comment after the header's colon stays, on a
+line of its own; comments in the body move with it; lines inside a
+multi-line string are never re-indented. It changes what the kernel says
+about its sides, so it is never applied by plain `--fix`. No fix when the
+scope is inside a `@T.macro` (reported on the macro call), when a kernel
+compiled with COMBINE off reaches the same scope, for `with T.Scope(...) as
+x`, several `with` items, or a body on the header's line. A nested scope is
+unwrapped on the next pass of the same run.
+""",
     name="scope-under-auto-cv-combine",
     severity=WARNING,
     confidence="high",
@@ -98,6 +109,16 @@ def _scope_literal(use) -> str:
 
 @rule(
     code="TLA002",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): deletes the hand-written sync statement (it
+changes the kernel's synchronisation). A trailing comment stays on a line of
+its own (a `# noqa` on that line goes with the statement); a sync that is
+the only statement of its block becomes `pass`. A sync inside a `@T.macro`
+is deleted in the macro only when every kernel of the file that reaches it
+compiles with AUTO_SYNC on; a macro shared with a kernel of another config,
+a macro in another module, or a statement sharing its line (`a(); b()`) gets
+no fix.
+""",
     name="manual-sync-under-auto-sync",
     severity=WARNING,
     confidence="high",
