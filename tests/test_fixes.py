@@ -162,9 +162,9 @@ def test_fix_with_unsafe_fixes_writes_and_reports_what_is_left(proj, capsys):
     text = (proj / "k.py").read_text()
     assert "T.Scope" not in text and "T.barrier_all" not in text
     assert code == 0
-    assert "Fixed 2 errors:\n- k.py:\n    1 \u00d7 TLA001 (scope-under-auto-cv-combine)\n" \
+    assert "Fixed 2 diagnostics:\n- k.py:\n    1 \u00d7 TLA001 (scope-under-auto-cv-combine)\n" \
            "    1 \u00d7 TLA002 (manual-sync-under-auto-sync)\n" in out
-    assert "Found 2 errors (2 fixed, 0 remaining)." in err
+    assert "Found 2 diagnostics (2 fixed, 0 remaining)." in err
     # a second run: nothing left
     code, out, err = run(["check", "--no-cache", "--fix", "--unsafe-fixes", "k.py"], capsys)
     assert code == 0 and out == ""
@@ -176,15 +176,15 @@ def test_diff_writes_nothing_and_exits_1_when_there_is_something_to_fix(proj, ca
     assert code == 1 and (proj / "k.py").read_bytes() == before
     assert out.startswith("--- k.py\n+++ k.py\n@@ ")
     assert '-            with T.Scope("V"):\n' in out and "-                T.barrier_all()\n" in out
-    assert "Would fix 2 errors." in err
+    assert "Would fix 2 diagnostics." in err
     code, out, err = run(["check", "--no-cache", "--diff", "k.py"], capsys)  # safe only: nothing
     assert code == 0 and out == ""
-    assert "No errors would be fixed (2 additional fixes available with `--unsafe-fixes`)." in err
+    assert "No diagnostics would be fixed (2 additional fixes available with `--unsafe-fixes`)." in err
 
 
 def test_fix_only_reports_nothing_and_exits_0(proj, capsys):
     code, out, err = run(["check", "--no-cache", "--fix-only", "--unsafe-fixes", "k.py"], capsys)
-    assert code == 0 and out == "" and "Fixed 2 errors." in err
+    assert code == 0 and out == "" and "Fixed 2 diagnostics." in err
     assert "T.barrier_all" not in (proj / "k.py").read_text()
 
 
@@ -198,6 +198,14 @@ def test_pyproject_fix_and_unsafe_fixes(proj, capsys):
     (proj / "pyproject.toml").write_text("[tool.flake8-tilelang]\nfix = 1\n")
     code, _, err = run(["check", "--no-cache", "k.py"], capsys)
     assert code == 2 and "fix: expected true or false" in err
+
+
+def test_config_shows_the_fix_settings(proj, capsys):
+    (proj / "pyproject.toml").write_text("[tool.flake8-tilelang]\nunsafe-fixes = true\n")
+    code, out, _ = run(["config"], capsys)
+    assert code == 0 and "fix = false\nunsafe-fixes = true\nshow-fixes = false\n" in out
+    data = json.loads(run(["config", "--output-format", "json"], capsys)[1])
+    assert (data["fix"], data["unsafe-fixes"], data["show-fixes"]) == (False, True, False)
 
 
 def test_fix_on_stdin_prints_the_fixed_source(proj, capsys, monkeypatch):

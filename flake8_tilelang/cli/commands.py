@@ -162,7 +162,7 @@ def cmd_check(args) -> int:
         from .fixing import fix_summary, fixable_note
 
         if fixrun is not None and fixrun.fixed:
-            sys.stderr.write(fix_summary(fixrun, len(findings), settings.unsafe_fixes, False, False) + "\n")
+            sys.stderr.write(fix_summary(fixrun, settings.unsafe_fixes, False, False) + "\n")
         else:
             sys.stderr.write(summary_text(findings, outcome.files) + "\n")
         note = fixable_note(findings, settings.unsafe_fixes)
@@ -183,7 +183,7 @@ def _fix_only_result(args, fixrun, settings: Settings, diff: bool, fix_only: boo
     if settings.show_fixes and fixrun.fixed:
         sys.stderr.write(show_fixes_text(fixrun, names, "Would fix" if diff else "Fixed"))
     if not args.quiet:
-        sys.stderr.write(fix_summary(fixrun, 0, settings.unsafe_fixes, diff, True) + "\n")
+        sys.stderr.write(fix_summary(fixrun, settings.unsafe_fixes, diff, True) + "\n")
     if diff:
         return 1 if fixrun.fixed and not args.exit_zero else 0
     if fix_only:
@@ -308,6 +308,9 @@ def cmd_config(args) -> int:
         "exclude": list(settings.exclude) if settings.exclude is not None else list(DEFAULT_EXCLUDE),
         "extend-exclude": list(settings.extend_exclude),
         "output-format": settings.output_format,
+        "fix": settings.fix,
+        "unsafe-fixes": settings.unsafe_fixes,
+        "show-fixes": settings.show_fixes,
         "enabled": enabled,
         "not-enabled": disabled,
         "always-reported": list(ALWAYS_REPORTED),
@@ -330,6 +333,9 @@ def cmd_config(args) -> int:
         "exclude = %s%s" % (_toml_list(data["exclude"]), default if settings.exclude is None else ""),
         "extend-exclude = %s" % _toml_list(data["extend-exclude"]),
         "output-format = %s" % json.dumps(settings.output_format),
+        "fix = %s" % json.dumps(settings.fix),
+        "unsafe-fixes = %s" % json.dumps(settings.unsafe_fixes),
+        "show-fixes = %s" % json.dumps(settings.show_fixes),
         "",
         "# enabled (%d): %s" % (len(enabled), ", ".join(enabled) or "none"),
         "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),

@@ -115,7 +115,7 @@ def show_fixes_text(run: FixRun, names: Dict[str, str], verb: str = "Fixed") -> 
     """Ruff's ``--show-fixes`` list: per file, per code, how many."""
     if not run.fixed:
         return ""
-    lines = ["%s %s:" % (verb, _plural(len(run.fixed), "error"))]
+    lines = ["%s %s:" % (verb, _plural(len(run.fixed), "diagnostic"))]
     for path in sorted(run.results):
         fixed = run.results[path].fixed
         if not fixed:
@@ -129,17 +129,17 @@ def show_fixes_text(run: FixRun, names: Dict[str, str], verb: str = "Fixed") -> 
     return "\n".join(lines) + "\n"
 
 
-def fix_summary(run: FixRun, before: int, unsafe: bool, diff: bool, fix_only: bool) -> str:
+def fix_summary(run: FixRun, unsafe: bool, diff: bool, fix_only: bool) -> str:
     fixed = len(run.fixed)
     if diff:
-        head = "Would fix %s" % _plural(fixed, "error") if fixed else "No errors would be fixed"
+        head = "Would fix %s" % _plural(fixed, "diagnostic") if fixed else "No diagnostics would be fixed"
     elif fix_only:
-        head = "Fixed %s" % _plural(fixed, "error") if fixed else "No errors fixed"
+        head = "Fixed %s" % _plural(fixed, "diagnostic") if fixed else "No diagnostics fixed"
     else:
         remaining = len(run.findings)
         if not fixed and not remaining:
             return ""
-        head = "Found %s (%d fixed, %d remaining)" % (_plural(fixed + remaining, "error"), fixed, remaining)
+        head = "Found %s (%d fixed, %d remaining)" % (_plural(fixed + remaining, "diagnostic"), fixed, remaining)
     hidden = 0 if unsafe else sum(1 for f in run.findings if hidden_unsafe(f.fix))
     if hidden:
         head += " (%d additional fix%s available with `--unsafe-fixes`)" % (hidden, "" if hidden == 1 else "es")
