@@ -111,6 +111,14 @@ def op_in_wrong_scope(model) -> Iterator[Report]:
 
 @rule(
     code="TLA032",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`), in `T.Scope("C")` only: a literal Vector pipe
+becomes `"FIX"` (the Cube core's pipe for a cross flag; case kept). Unsafe
+because the side comes from the enclosing scope (the rule's confidence is
+medium) and the flag is then raised at another point. In `T.Scope("V")`
+both `"MTE3"` and `"V"` are valid, so there is no fix; a pipe passed in from
+elsewhere has none either.
+""",
     name="cross-flag-pipe-vs-scope",
     severity=ERROR,
     confidence="medium",
@@ -141,11 +149,17 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
             pipe = kernel.arg_value(use, 0, "pipe")
             if isinstance(pipe, str) and pipe.lower() in wrong[scope]:
                 good = "MTE3" if scope == "V" else "FIX"
+                edits = None
+                arg = argument(use.use.call, 0, "pipe")
+                if scope == "C" and not use.via and isinstance(arg, ast.Constant):
+                    # the Cube core has one pipe to raise a cross flag from
+                    edits = _fix.replace_string(arg, good if pipe.isupper() else good.lower())
                 yield report(
                     use,
                     '`T.set_cross_flag(%s)`%s in T.Scope("%s") names a pipe the %s core does not have '
                     "(illegal instruction)" % (quoted(pipe), use.via_text(), scope, _SIDE[scope]),
                     help='Use "%s"' % good,
+                    fix=_fix.fix('Use "%s"' % good, edits, _fix.UNSAFE) if edits else None,
                 )
 
 
