@@ -1,5 +1,6 @@
 # TLA002's fix deletes each hand-written sync (unsafe): a trailing comment stays on
-# its own line, a noqa naming the sync goes with it, a lone statement becomes `pass`.
+# its own line, a noqa naming the sync goes with it, a lone statement becomes `pass`,
+# and so does the last of a block of syncs.
 import tilelang
 import tilelang.language as T
 
@@ -20,6 +21,9 @@ def vec_exp(M, N, block_M, dtype="float16"):
                 if i > 0:
                     T.pipe_barrier("v")
                 T.tile.exp(a_ub, a_ub)
+                if i > 2:  # a block of two syncs: the second becomes `pass` on the next pass
+                    T.barrier_all()
+                    T.pipe_barrier("v")
                 T.pipe_barrier(
                     "v",
                 )
