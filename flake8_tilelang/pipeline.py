@@ -418,12 +418,14 @@ def _repair_fix(lines: Sequence[str], line: int, known) -> Optional[Fix]:
 def _unused_fix(lines: Sequence[str], noqa: "suppress.Noqa", codes: Sequence[str]) -> Optional[Fix]:
     """TLA096's fix (Ruff's RUF100): the unused codes out of the comment;
     codes of rules not enabled in this run stay."""
-    from .diagnostic import DISPLAY_ONLY, SAFE
+    from .diagnostic import SAFE
 
-    title = "Remove %s from the `noqa`" % ", ".join(codes) if codes else "Remove the unused codes"
-    found = suppress.remove_noqa_codes(lines[noqa.line - 1], noqa, codes) if codes else None
+    if not codes:  # only codes of rules this run does not enable: nothing to take out
+        return None
+    title = "Remove %s from the `noqa`" % ", ".join(codes)
+    found = suppress.remove_noqa_codes(lines[noqa.line - 1], noqa, codes)
     if found is None:
-        return Fix(title, (), DISPLAY_ONLY) if not codes else None
+        return None
     start, end, text = found
     src = lines[noqa.line - 1].rstrip("\r\n")
     if not text and not src[:start].strip():  # the comment had its own line: the line goes

@@ -139,6 +139,16 @@ def test_bom_latin1_cookie_and_crlf_survive_a_fix():
         assert "T.barrier_all" not in decode(out).text
 
 
+def test_unused_noqa_fix_never_removes_codes_of_rules_off_in_this_run():
+    source = b"import tilelang\nimport tilelang.language as T\nx = 1  # noqa: TLA001\ny = 2  # noqa: TLA001, TLA002\n"
+    settings = build_settings(argparse.Namespace(isolated=True, select=["TLA002,TLA096"]), cwd=ROOT)
+    found = lint_source("t.py", source, settings).findings
+    assert [(f.line, f.fix is not None) for f in found] == [(3, False), (4, True)]
+    assert "remove it from the comment" in found[0].message  # the advice stays in the message
+    result = fix_file("t.py", source, settings, unsafe=False)
+    assert result.data == source.replace(b"TLA001, TLA002\n", b"TLA001\n")
+
+
 # -- the command line ------------------------------------------------------------------
 
 @pytest.fixture
