@@ -74,6 +74,14 @@ def test_shared_macro_sync_is_reported_without_a_fix():
     assert left[0].help  # the advice stays
 
 
+def test_half_of_a_flag_pair_is_never_deleted():
+    path = os.path.join(ROOT, "tests", "fixes", "TLA002", "flag_pair.py")
+    data, result = fixed(path)
+    left = sorted((f.line, f.fix is None) for f in result.remaining if f.code == "TLA002")
+    assert left == [(23, True), (24, True)]  # the kernel's set_flag and the macro call
+    assert result.data.count(b"T.set_flag(") == 2 and b"T.barrier_all()" not in result.data
+
+
 def test_unwrapped_scope_keeps_the_string_byte_for_byte():
     path = os.path.join(ROOT, "tests", "fixes", "TLA001", "unwrap_scope.py")
     data, result = fixed(path)

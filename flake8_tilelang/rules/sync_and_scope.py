@@ -117,7 +117,10 @@ the only statement of its block becomes `pass`. A sync inside a `@T.macro`
 is deleted in the macro only when every kernel of the file that reaches it
 compiles with AUTO_SYNC on; a macro shared with a kernel of another config,
 a macro in another module, or a statement sharing its line (`a(); b()`) gets
-no fix.
+no fix. `T.set_flag` / `T.wait_flag` / `T.init_flag` / `T.clear_flag` are
+deleted only when every flag primitive of the kernels that reach them can be
+deleted too: removing one half of a set/wait pair would leave a wait that
+never returns.
 """,
     name="manual-sync-under-auto-sync",
     severity=WARNING,
@@ -170,10 +173,9 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                 else:
                     what = "`%s` is a hand-written sync" % _call_text(use)
                 title = "Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol"
-                edits = None
-                if _everywhere_on(model, use, C.AUTO_SYNC):
-                    stmt = _fix.current().statement_of(use.use.call) if _fix.current() else None
-                    edits = _fix.delete_statement(stmt) if stmt is not None else None
+                edits = _sync_deletion(model, use)
+                if edits and use.prim in _FLAGS and not _flags_all_deletable(model, use):
+                    edits = None  # deleting half of a set/wait pair would leave a wait that hangs
                 yield report(
                     use,
                     "%s while %s: AscendSyncInsert adds its own syncs on top (double sync)" % (
@@ -181,6 +183,44 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                     help=title,
                     fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                 )
+
+
+_FLAGS = frozenset({"set_flag", "wait_flag", "init_flag", "clear_flag"})
+
+
+def _sync_deletion(model, use):
+    """The edits deleting the sync statement ``use`` reaches, or None."""
+    ctx = _fix.current()
+    if ctx is None or not _everywhere_on(model, use, C.AUTO_SYNC):
+        return None
+    stmt = ctx.statement_of(use.use.call)
+    return _fix.delete_statement(stmt) if stmt is not None else None
+
+
+def _flags_all_deletable(model, use) -> bool:
+    """A flag is deleted only with every other flag primitive of the kernels
+    that reach it: a `T.set_flag` deleted while its `T.wait_flag` stays (in a
+    shared macro, another module, a mode-switch branch) would hang."""
+    ctx = _fix.current()
+    if ctx is None:
+        return False
+    memo = ctx.memo.setdefault("flags_ok", {})
+    reach = ctx.memo.get("reach") or {}
+    for kernel in reach.get(id(use.use.call), ()):
+        ok = memo.get(id(kernel))
+        if ok is None:
+            ok = True
+            for config in kernel.configs or (None,):
+                for other in kernel.uses_of(*_FLAGS, config=config, maybe=True):
+                    if other.maybe or not _sync_deletion(model, other):
+                        ok = False
+                        break
+                if not ok:
+                    break
+            memo[id(kernel)] = ok
+        if not ok:
+            return False
+    return True
 
 
 def _everywhere_on(model, use, key: str) -> bool:
