@@ -218,6 +218,17 @@ def test_pyproject_fix_and_unsafe_fixes(proj, capsys):
     assert code == 2 and "fix: expected true or false" in err
 
 
+def test_nested_pyproject_fix_applies_to_its_own_files(proj, capsys):
+    sub = proj / "sub"
+    sub.mkdir()
+    (sub / "pyproject.toml").write_text("[tool.flake8-tilelang]\nfix = true\nunsafe-fixes = true\n")
+    (sub / "k.py").write_text(kernel())
+    code, out, err = run(["check", "--no-cache", "--output-format", "concise", "."], capsys)
+    assert "T.Scope" not in (sub / "k.py").read_text()  # its own config fixes it
+    assert "T.Scope" in (proj / "k.py").read_text()  # the top one does not ask for fixes
+    assert code == 1 and {line.split(":")[0] for line in out.splitlines()} == {"./k.py"}
+
+
 def test_config_shows_the_fix_settings(proj, capsys):
     (proj / "pyproject.toml").write_text("[tool.flake8-tilelang]\nunsafe-fixes = true\n")
     code, out, _ = run(["config"], capsys)

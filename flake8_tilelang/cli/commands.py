@@ -122,12 +122,12 @@ def cmd_check(args) -> int:
     diff = bool(getattr(args, "diff", False))
     fix_only = bool(getattr(args, "fix_only", False)) or diff
     fixrun = None
-    if diff or fix_only or settings.fix:
-        from . import fixing
+    from . import fixing
 
-        stdin_name = fixing.stdin_display_name(args)
+    stdin_name = fixing.stdin_display_name(args)
+    if diff or fix_only or fixing.any_file_fixes(findings, finder, settings, stdin_name):
         fixrun = fixing.apply_fixes(findings, finder, settings, diff=diff, stdin_display=stdin_name,
-                                    stdin_data=stdin_data)
+                                    stdin_data=stdin_data, always=diff or fix_only)
         for line in fixrun.errors:
             sys.stderr.write("flake8-tilelang: error: %s\n" % _printable(line))
         findings = fixrun.findings

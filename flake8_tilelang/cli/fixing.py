@@ -42,12 +42,28 @@ def _by_path(findings: List[Finding]) -> Dict[str, List[Finding]]:
     return out
 
 
+def _settings(finder, base, path: str, stdin_display: Optional[str]):
+    return finder.for_path(path) if finder is not None and path != stdin_display else base
+
+
+def any_file_fixes(findings: List[Finding], finder, base, stdin_display: Optional[str]) -> bool:
+    """Does some file's configuration (``fix = true``, or ``--fix``) ask for fixes?"""
+    if base.fix:
+        return True
+    return any(_settings(finder, base, path, stdin_display).fix for path in _by_path(findings))
+
+
 def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_display: Optional[str],
-                stdin_data: Optional[bytes]) -> FixRun:
+                stdin_data: Optional[bytes], always: bool = True) -> FixRun:
+    """Fix every file whose settings ask for it (``always``: --diff and
+    --fix-only fix every file), each with its own ``unsafe-fixes``."""
     run = FixRun()
     for path, mine in _by_path(findings).items():
-        settings = finder.for_path(path) if finder is not None and path != stdin_display else base
+        settings = _settings(finder, base, path, stdin_display)
         unsafe = settings.unsafe_fixes
+        if not (always or settings.fix):
+            run.findings.extend(mine)
+            continue
         if path == stdin_display and stdin_data is not None:
             data = stdin_data
         else:
