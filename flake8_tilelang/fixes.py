@@ -51,6 +51,11 @@ class FixResult(NamedTuple):
     def changed(self) -> bool:
         return bool(self.fixed)
 
+    @property
+    def converged(self) -> bool:
+        """False when fixes kept producing new fixes for MAX_ITERATIONS passes."""
+        return self.iterations < MAX_ITERATIONS
+
 
 def _span(source: SourceFile, fix: Fix) -> List[Tuple[int, int, str]]:
     return sorted((source.offset(*e.start), source.offset(*e.end), e.text) for e in fix.edits)
@@ -119,6 +124,8 @@ def one_pass(source: SourceFile, findings: Sequence[Finding], unsafe: bool,
     if not chosen:
         return None, [], []
     text = apply_edits(source.text, taken)
+    if text == source.text:  # edits that change nothing: done (never loop on them)
+        return None, [], []
     if _parses(text):
         return text, [f for f, _ in chosen] + fixed, []
     # one at a time: keep what parses together; a fix that breaks the file
@@ -138,7 +145,7 @@ def one_pass(source: SourceFile, findings: Sequence[Finding], unsafe: bool,
     good_ids = {id(f) for f in good}
     fixed = [f for f in fixed if any(_span(source, f.fix) == s for g, s in chosen  # type: ignore[arg-type]
                                      if id(g) in good_ids)]
-    if not accepted:
+    if not accepted or apply_edits(source.text, accepted) == source.text:
         return None, [], failed
     return apply_edits(source.text, accepted), good + fixed, failed
 

@@ -124,6 +124,11 @@ def test_a_fix_that_breaks_the_parse_is_not_applied_and_is_reported():
     assert one_pass(source, [bad], False, broken) == (None, [], [])
 
 
+def test_a_fix_that_changes_nothing_ends_the_loop():
+    source = SourceFile.from_text(SRC)
+    assert one_pass(source, [finding(2, 4, 2, 5, "1")], False, set()) == (None, [], [])
+
+
 def test_identical_edits_of_two_findings_apply_once():
     source = SourceFile.from_text(SRC)
     a, b = finding(2, 4, 2, 5, "9"), finding(2, 4, 2, 5, "9", code="TLA998")

@@ -84,6 +84,9 @@ def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_disp
         result = fix_file(path, data, settings, unsafe, mine)
         run.results[path] = result
         run.findings.extend(result.remaining)
+        if not result.converged:
+            run.errors.append("%s: the fixes did not settle after %d passes; the last result is kept "
+                              "(please report it with this file)" % (path, result.iterations))
         for failed in result.failed:
             f = failed.finding
             run.errors.append("%s:%d:%d: %s fix not applied: %s (please report it with this file)" % (
