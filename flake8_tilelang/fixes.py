@@ -62,14 +62,17 @@ def _span(source: SourceFile, fix: Fix) -> List[Tuple[int, int, str]]:
 
 
 def _overlaps(taken: List[Tuple[int, int, str]], span: List[Tuple[int, int, str]]) -> bool:
+    """Edits conflict when their ranges share a character, or when an
+    insertion lands at the start or inside of another edit (the order of the
+    two texts would be a guess). Edits that only touch are fine."""
     for start, end, _ in span:
         for a, b, _ in taken:
             if start < b and a < end:
                 return True
-            if start == end == a == b or (start == end and a < start < b) or (a == b and start < a < end):
+            if start == end and a <= start < max(b, a + 1):
                 return True
-            if start == a and (start == end or a == b):
-                return True  # two insertions, or an insertion and a replacement, at one place
+            if a == b and start <= a < max(end, start + 1):
+                return True
     return False
 
 
