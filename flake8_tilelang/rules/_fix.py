@@ -22,7 +22,7 @@ _BLOCKS = ("body", "orelse", "finalbody")
 class FixContext:
     def __init__(self, tree: Optional[ast.Module], lines: Sequence[str], filename: str):
         self.tree = tree
-        self.lines = [line.rstrip("\r\n") for line in lines]
+        self._raw = lines
         self.filename = filename
         self._parents: Optional[Dict[int, List[ast.stmt]]] = None
         self._in_string: Optional[Set[int]] = None
@@ -30,7 +30,8 @@ class FixContext:
         self.memo: Dict[str, object] = {}
 
     def line(self, n: int) -> str:
-        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
+        """Physical line ``n`` without its line end ("" outside the file)."""
+        return self._raw[n - 1].rstrip("\r\n") if 0 < n <= len(self._raw) else ""
 
     def _index(self) -> None:
         """One walk over the statements (never the expressions): the block
@@ -68,7 +69,7 @@ class FixContext:
         """Lines that begin inside a multi-line string (never re-indented)."""
         if self._in_string is None:
             self._in_string = set()
-            text = "\n".join(self.lines) + "\n"
+            text = "\n".join(line.rstrip("\r\n") for line in self._raw) + "\n"
             try:
                 for tok in tokenize.generate_tokens(io.StringIO(text).readline):
                     kind = tok.type

@@ -191,10 +191,14 @@ _FLAGS = frozenset({"set_flag", "wait_flag", "init_flag", "clear_flag"})
 def _sync_deletion(model, use):
     """The edits deleting the sync statement ``use`` reaches, or None."""
     ctx = _fix.current()
-    if ctx is None or not _everywhere_on(model, use, C.AUTO_SYNC):
+    if ctx is None:
         return None
-    stmt = ctx.statement_of(use.use.call)
-    return _fix.delete_statement(stmt) if stmt is not None else None
+    memo = ctx.memo.setdefault("deletion", {})
+    key = id(use.use.call)
+    if key not in memo:  # one answer per primitive, however many configs report it
+        stmt = ctx.statement_of(use.use.call) if _everywhere_on(model, use, C.AUTO_SYNC) else None
+        memo[key] = _fix.delete_statement(stmt) if stmt is not None else None
+    return memo[key]
 
 
 def _flags_all_deletable(model, use) -> bool:
