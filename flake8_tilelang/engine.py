@@ -75,15 +75,18 @@ def _check(tree, lines, filename, wanted) -> List[Diagnostic]:
     if not model.imports_tilelang:
         return []
     found: List[Diagnostic] = []
-    for rule in all_rules().checks():
-        if wanted is not None and not wanted(rule.code):
-            continue
-        try:
-            found.extend(rule.run(model))
-        except (Exception, RecursionError) as exc:  # noqa: B902
-            if strict:
-                raise
-            found.append(_internal_error("rule %s (%s)" % (rule.code, rule.name), exc))
+    from .rules._fix import context
+
+    with context(tree, lines, filename):  # the rules build their fixes' edits from it
+        for rule in all_rules().checks():
+            if wanted is not None and not wanted(rule.code):
+                continue
+            try:
+                found.extend(rule.run(model))
+            except (Exception, RecursionError) as exc:  # noqa: B902
+                if strict:
+                    raise
+                found.append(_internal_error("rule %s (%s)" % (rule.code, rule.name), exc))
     return dedupe(found)
 
 

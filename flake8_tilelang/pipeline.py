@@ -271,7 +271,8 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
     malformed: List[Tuple[int, int, str, str]] = []
     if honour and suppress.MALFORMED_NOQA in wanted:
         malformed = suppress.malformed_noqa(lines, known)
-    comments = [(line, col, suppress.MALFORMED_NOQA, msg, advice) for line, col, msg, advice in malformed]
+    comments = [(line, col, suppress.MALFORMED_NOQA, msg, advice, _repair_fix(lines, line, known))
+                for line, col, msg, advice in malformed]
     if honour and suppress.flake8_skips_file(lines):
         # flake8 checks nothing in this file: neither does the command line,
         # except for the comment warnings.
@@ -321,11 +322,12 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
             if off:
                 note = " (%s %s not enabled in this run)" % (
                     ", ".join(off), "is" if len(off) == 1 else "are")
+            fix = _unused_fix(lines, noqa, [c for c in codes if c not in off])
             comments.append((noqa.line, noqa.col, suppress.UNUSED_NOQA,
                              "unused `noqa` code%s %s: nothing reports %s on this statement%s" % (
                                  "s" if len(codes) > 1 else "", ", ".join(codes),
                                  "it" if len(codes) == 1 else "them", note),
-                             "Remove %s from the comment" % ("it" if len(codes) == 1 else "them")))
+                             "Remove %s from the comment" % ("it" if len(codes) == 1 else "them"), fix))
 
     if directive is not None:
         comments = [c for c in comments if not suppress.suppressed_by_file_directive(directive, c[2])]
@@ -356,15 +358,18 @@ def _finish(display: str, source: SourceFile, diagnostics, settings: Settings,
         out.append(Finding(display, d.line, d.col, d.code, d.message, d.severity, d.end_line, d.end_col,
                            _noqa_row(lines, d.line, index), src, d.help, d.fix,
                            source.line_text(d.end_line) if d.end_line != d.line else ""))
-    for line, col, code, msg, advice in comments:
+    for line, col, code, msg, advice, fix in comments:
         if code not in settings.enabled or (ignored and code.startswith(ignored)):
             continue
         if index is None:
             index = suppress.NoqaIndex(lines)
         src = source.line_text(line)
         start = byte_index(src, col)
+        if fix is not None and "; " in msg:
+            msg = msg.rsplit("; ", 1)[0]  # the advice is the fix's title now
         out.append(Finding(display, line, start, code, msg, _default_severity(code) or "error", line,
-                           _comment_end(src, start), _noqa_row(lines, line, index), src, advice))
+                           _comment_end(src, start), _noqa_row(lines, line, index), src,
+                           advice, fix))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     return out
 
@@ -384,3 +389,42 @@ def _noqa_row(lines: Sequence[str], line: int, index: suppress.NoqaIndex) -> Opt
 def _comment_end(src: str, col: int) -> int:
     """End of the comment that starts at ``col`` (the rest of the line)."""
     return max(len(src.encode("utf-8", "surrogatepass").rstrip()), col + 1)
+
+
+def _edit_on_line(lines: Sequence[str], line: int, start: int, end: int, text: str):
+    from .diagnostic import Edit
+
+    src = lines[line - 1].rstrip("\r\n")
+    return Edit((line, byte_index(src, start)), (line, byte_index(src, end)), text)
+
+
+def _repair_fix(lines: Sequence[str], line: int, known) -> Optional[Fix]:
+    """TLA095's fix: the comment spelt so that flake8 reads what it says."""
+    from .diagnostic import SAFE, UNSAFE
+
+    found = suppress.repair_noqa(lines[line - 1], known)
+    if found is None:
+        return None
+    start, end, text, safe = found
+    return Fix("Write `%s`" % text, [_edit_on_line(lines, line, start, end, text)],
+               SAFE if safe else UNSAFE)
+
+
+def _unused_fix(lines: Sequence[str], noqa: "suppress.Noqa", codes: Sequence[str]) -> Optional[Fix]:
+    """TLA096's fix (Ruff's RUF100): the unused codes out of the comment;
+    codes of rules not enabled in this run stay."""
+    from .diagnostic import SAFE
+
+    if not codes:  # only codes of rules this run does not enable: nothing to take out
+        return None
+    title = "Remove %s from the `noqa`" % ", ".join(codes)
+    found = suppress.remove_noqa_codes(lines[noqa.line - 1], noqa, codes)
+    if found is None:
+        return None
+    start, end, text = found
+    src = lines[noqa.line - 1].rstrip("\r\n")
+    if not text and not src[:start].strip():  # the comment had its own line: the line goes
+        from .diagnostic import Edit
+
+        return Fix(title, [Edit((noqa.line, 0), (noqa.line + 1, 0), "")], SAFE)
+    return Fix(title, [_edit_on_line(lines, noqa.line, start, end, text)], SAFE)

@@ -25,7 +25,7 @@ class Rule:
     def __init__(self, *, code: str, name: str, severity: str, confidence: str, summary: str, what: str,
                  why: str, fix: str, known_false_positives: str, references: str,
                  check: Optional[Callable] = None, default_enabled: bool = True, preview: bool = False,
-                 since: str = "0.1.0", yields_to: tuple = ()):
+                 since: str = "0.1.0", yields_to: tuple = (), autofix: str = ""):
         self.code = code
         self.name = name  # kebab-case
         self.severity = severity  # error / warning / info
@@ -43,6 +43,9 @@ class Rule:
         # Codes that already explain the same line: this rule stays quiet
         # there (no cascade of diagnostics from one mistake).
         self.yields_to = yields_to
+        # What ``check --fix`` does for this rule and how safe it is (the
+        # docs' "Fix" section); empty when the rule has no fix.
+        self.autofix = autofix
 
     def __repr__(self) -> str:
         return "Rule(%s %s)" % (self.code, self.name)
@@ -90,6 +93,8 @@ class Rule:
         if example:
             parts += ["## Example", ""] + example
         parts += ["## Use instead", "", self.fix.strip(), ""] + snippet(self.use_instead_path)
+        if self.autofix.strip():
+            parts += ["## Fix", "", self.autofix.strip(), ""]
         parts += [
             "## Known false positives", "", self.known_false_positives.strip(), "",
             "## References", "", self.references.strip(), "",

@@ -385,6 +385,11 @@ class Settings:
     report_unused_noqa: bool = False
     disable_noqa: bool = False
     enabled: FrozenSet[str] = field(default=frozenset())
+    # Ruff's fix settings (``fix``, ``unsafe-fixes``, ``show-fixes``); they
+    # change what a run writes, never what it finds (not in the fingerprint)
+    fix: bool = False
+    unsafe_fixes: bool = False
+    show_fixes: bool = False
 
     # The effective lists
     @property
@@ -431,7 +436,8 @@ def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend
 # -- pyproject -----------------------------------------------------------------
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-        "extend-exclude", "output-format")
+        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes")
+BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 
 
 def _load_toml(path: str) -> dict:
@@ -512,6 +518,10 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
             out[key] = validate_selectors(_str_list(value, where), codes, where)
         elif key in ("exclude", "extend-exclude"):
             out[key] = validate_globs(_str_list(value, where), where)
+        elif key in BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError("%s: expected true or false, got %s" % (where, _type(value)))
+            out[key] = value
         elif key == "output-format":
             if not isinstance(value, str):
                 raise ConfigError("%s: expected a string, got %s" % (where, _type(value)))
@@ -649,7 +659,18 @@ def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settin
         report_unused_noqa=report_unused,
         disable_noqa=bool(getattr(args, "disable_noqa", False)),
         enabled=enabled,
+        fix=_switch(args, "fix", conf),
+        unsafe_fixes=_switch(args, "unsafe_fixes", conf),
+        show_fixes=_switch(args, "show_fixes", conf),
     )
+
+
+def _switch(args, name: str, conf: Dict[str, object]) -> bool:
+    """A --flag / --no-flag pair (None when neither is given), else the config key."""
+    value = getattr(args, name, None)
+    if value is None:
+        value = conf.get(name.replace("_", "-"), False)
+    return bool(value)
 
 
 class SettingsFinder:

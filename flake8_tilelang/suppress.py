@@ -344,3 +344,97 @@ def unused_codes(directive: Noqa, used: Iterable[str]) -> List[str]:
     used = tuple(used)
     return [c for c in directive.codes
             if c.startswith("TLA") and c == c.upper() and not any(u.startswith(c) for u in used)]
+
+
+# -- repairing the comments (the fixes of TLA095 and TLA096) -------------------
+
+_CODE_WORD = re.compile(r"[A-Za-z]+[0-9]+")
+
+
+def _codes_after(text: str, start: int) -> Tuple[List[str], int]:
+    """The TLA codes written from ``start`` (after `noqa`), upper-cased, and
+    where they end: ``[:\\s]*`` then codes separated by commas or spaces."""
+    pos = start
+    while pos < len(text) and text[pos] in " \t:":
+        pos += 1
+    codes: List[str] = []
+    end = start
+    while True:
+        m = _CODE_WORD.match(text, pos)
+        if m is None or not m.group().upper().startswith("TLA"):
+            break
+        codes.append(m.group().upper())
+        end = m.end()
+        pos = end
+        while pos < len(text) and text[pos] in " \t,":
+            pos += 1
+    return codes, end
+
+
+def repair_noqa(line: str, known_codes: Iterable[str]) -> Optional[Tuple[int, int, str, bool]]:
+    """How to write a malformed TLA noqa (TLA095) so flake8 reads what it
+    says: (start, end, replacement, safe) in characters of ``line``, or None
+    when there is no single right spelling (an unknown code, a word that is
+    not a code). Turning ``# flake8: noqa: TLA001`` (flake8 skips the file)
+    into ``# flake8-tilelang: noqa: TLA001`` is not safe: other plugins'
+    codes are reported again."""
+    known = tuple(known_codes)
+    text = line.rstrip("\r\n")
+
+    def all_known(codes: List[str]) -> bool:
+        return bool(codes) and all(any(k.startswith(c) for k in known) for c in codes)
+
+    m = _FILE_DIRECTIVE_ANY.search(text)
+    if m is not None:
+        if text[:m.start()].strip():
+            return None
+        codes, end = _codes_after(text, m.end())
+        if not all_known(codes) or text[end:].strip(" \t,") and not text[end:].strip(" \t,").startswith("#"):
+            return None
+        return m.start(), end, "# flake8-tilelang: noqa: %s" % ",".join(codes), True
+    m = NOQA_FILE.match(text)
+    if m is not None:
+        hash_at = text.index("#")
+        codes, end = _codes_after(text, m.end())
+        if not all_known(codes):
+            return None
+        return hash_at, end, "# flake8-tilelang: noqa: %s" % ",".join(codes), False
+    loose = _LOOSE_NOQA.search(text)
+    if loose is None:
+        return None
+    codes, end = _codes_after(text, loose.end())
+    if not all_known(codes):
+        return None
+    new = "# noqa: %s" % ",".join(codes)
+    fixed = text[:loose.start()] + new + text[end:]
+    if _inline_problem(fixed, known) is not None:
+        return None
+    return loose.start(), end, new, True
+
+
+def remove_noqa_codes(line: str, directive: Noqa, drop: Iterable[str]) -> Optional[Tuple[int, int, str]]:
+    """The edit (start, end, replacement; characters of ``line``) that takes
+    ``drop`` out of the noqa at ``directive.col``; the whole comment when no
+    code is left (a reason after it stays a comment)."""
+    text = line.rstrip("\r\n")
+    m = NOQA_INLINE_REGEX.match(text, directive.col)
+    if m is None or m.group("codes") is None:
+        return None
+    drop = set(drop)
+    codes = parse_codes(m.group("codes"))
+    left = [c for c in codes if c not in drop]
+    if len(left) == len(codes):
+        return None
+    if left:
+        raw = m.group("codes")
+        tail = raw[len(raw.rstrip(" \t,")):]
+        sep = ", " if ", " in raw else ","
+        return m.start("codes"), m.end("codes"), sep.join(left) + tail
+    after = text[m.end():].strip()
+    if after:
+        # `# noqa: TLA001 - why`: the reason stays a comment
+        return m.start(), m.end(), "# " if not after.startswith("#") else ""
+    start = m.start()
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    return start, len(text), ""

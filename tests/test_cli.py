@@ -100,7 +100,10 @@ def test_check_reports_flake8_lines_exit_1_and_summary_on_stderr(proj, capsys):
     assert code == 1
     assert out.splitlines()[0].startswith("./k.py:16:18: TLA001 `T.Scope(\"V\")` is ignored")
     assert codes(out) == [("k.py", SCOPE_LINE, "TLA001"), ("k.py", SYNC_LINE, "TLA002")]
-    assert err.strip() == "Found 2 diagnostics (2 warnings) in 1 file of 1 checked."
+    # the summary, then how many findings an unsafe run would fix (Ruff's note)
+    assert err.strip() == ("Found 2 diagnostics (2 warnings) in 1 file of 1 checked.\n"
+                           "No fixes available (2 hidden fixes can be enabled with the "
+                           "`--unsafe-fixes` option).")
 
 
 def test_clean_tree_exits_0(proj, capsys):
@@ -296,7 +299,7 @@ def test_malformed_noqa_messages_and_position(proj, capsys):
     _, out, _ = check(["--select", "TLA095"], capsys)
     assert out == ("./k.py:16:33: TLA095 `# noqa : TLA001` is a blanket noqa for flake8 (there is "
                    "a space before the colon): it silences every code on the line, not only TLA001; "
-                   "write `# noqa: TLA001`\n")
+                   "write `# noqa: TLA001` [*]\n")  # [*]: the repair is a safe fix
     assert check(["--extend-ignore", "TLA095"], capsys)[1].count("TLA095") == 0
 
 

@@ -47,11 +47,13 @@ def test_full_shows_source_and_caret(repo, capsys):
         '16 |             with T.Scope("V"):',
         "   |                  ^^^^^^^^^^^^ TLA001",
         "   |",
-        "   = help: Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
-        "every op by hand",
+        "   = unsafe fix: Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+        "scope every op by hand",
     ]
     assert "\033[" not in out  # no colour when not a terminal
-    assert err.strip() == "Found 2 diagnostics (2 warnings) in 1 file of 1 checked."
+    assert err.strip() == ("Found 2 diagnostics (2 warnings) in 1 file of 1 checked.\n"
+                           "No fixes available (2 hidden fixes can be enabled with the "
+                           "`--unsafe-fixes` option).")
 
 
 def test_concise_is_flake8s_default_line(repo, capsys):
@@ -102,14 +104,23 @@ def test_json_follows_ruffs_schema(repo, capsys):
     data = json.loads(out)
     assert all(set(d) == JSON_KEYS for d in data)
     first = [d for d in data if d["filename"].endswith("k.py")][0]
+    dedent = [{"content": "", "location": {"row": n, "column": 13}, "end_location": {"row": n, "column": 17}}
+              for n in range(17, 21)]
     assert first == {
-        "cell": None, "code": "TLA001", "fix": None, "url": None, "severity": "warning",
+        "cell": None, "code": "TLA001", "url": None, "severity": "warning",
+        "fix": {
+            "applicability": "unsafe",
+            "message": "Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
+                       "every op by hand",
+            # the header line goes, the body moves 4 columns left (columns 13-16 of each line)
+            "edits": [{"content": "", "location": {"row": 16, "column": 1},
+                       "end_location": {"row": 17, "column": 1}}] + dedent,
+        },
         "filename": str(repo / "k.py"),
         "location": {"row": 16, "column": 18},
         "end_location": {"row": 16, "column": 30},
         "message": first["message"], "noqa_row": 16,
-        "help": "Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
-                "every op by hand",
+        "help": None,  # the advice is the fix's message
     }
     assert "remove" not in first["message"].lower()  # the advice is not repeated in the message
     sev = {d["code"]: d["severity"] for d in data}

@@ -114,6 +114,29 @@ def _parser():
                    help="report TLA codes in `# noqa` comments that silence nothing (TLA096)")
     g.add_argument("--disable-noqa", action="store_true",
                    help="ignore every `# noqa`, `# flake8: noqa` and `# flake8-tilelang: noqa`")
+    g = check.add_argument_group("fixes")
+    g.add_argument("--fix", dest="fix", action="store_true", default=None,
+                   help="apply the safe fixes and write the files (config: `fix`)")
+    g.add_argument("--no-fix", dest="fix", action="store_false", default=None, help=argparse_suppress())
+    g.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None,
+                   help="also apply (or count as fixable) the fixes that may change what a kernel "
+                        "does (config: `unsafe-fixes`)")
+    g.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", default=None,
+                   help=argparse_suppress())
+    g.add_argument("--fix-only", dest="fix_only", action="store_true", default=None,
+                   help="apply the fixes and report nothing else (exit 0)")
+    g.add_argument("--no-fix-only", dest="fix_only", action="store_false", default=None,
+                   help=argparse_suppress())
+    g.add_argument("--diff", action="store_true",
+                   help="print a unified diff of the fixes and write nothing (exit 1 when there "
+                        "is something to fix); implies --fix-only")
+    g.add_argument("--show-fixes", dest="show_fixes", action="store_true", default=None,
+                   help="list the fixes applied (config: `show-fixes`)")
+    g.add_argument("--no-show-fixes", dest="show_fixes", action="store_false", default=None,
+                   help=argparse_suppress())
+    g.add_argument("--add-noqa", action="store_true",
+                   help="append `# noqa: CODE` to every reported line (merging with an existing "
+                        "noqa) and report nothing else")
     g = check.add_argument_group("results")
     g.add_argument("--statistics", action="store_true",
                    help="print code, name and count per code instead of the diagnostics")
@@ -171,6 +194,12 @@ def _parser():
 
     sub.add_parser("version", help="print versions")
     return top
+
+
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -182,6 +182,22 @@ def cmd_check(args) -> int:
             _note("flake8-tilelang: warning: %s" % printable(note))
     for path, why in outcome.skipped:
         _note("flake8-tilelang: warning: %s skipped: %s" % (printable(path), why))
+    if getattr(args, "add_noqa", False):
+        return _add_noqa(args, findings)
+    diff = bool(getattr(args, "diff", False))
+    fix_only = bool(getattr(args, "fix_only", False)) or diff
+    fixrun = None
+    from . import fixing
+
+    stdin_name = fixing.stdin_display_name(args)
+    if diff or fix_only or fixing.any_file_fixes(findings, finder, settings, stdin_name):
+        fixrun = fixing.apply_fixes(findings, finder, settings, diff=diff, stdin_display=stdin_name,
+                                    stdin_data=stdin_data, always=diff or fix_only)
+        for line in fixrun.errors:
+            _note("flake8-tilelang: error: %s" % printable(line))
+        findings = fixrun.findings
+        if diff or fix_only or fixrun.stdin_output is not None:
+            return _fix_only_result(args, fixrun, settings, diff, fix_only)
     if args.statistics and fmt in ("full", "concise", "json", "json-lines"):
         from ..output.text import statistics_rows, statistics_text
 
@@ -201,13 +217,59 @@ def cmd_check(args) -> int:
 
             names = {r.code: r.name for r in known_rules()}
             _note(statistics_text(statistics_rows(findings, names)).rstrip("\n"))
+    if fixrun is not None and settings.show_fixes and is_human(fmt):
+        from .fixing import show_fixes_text
+
+        text += show_fixes_text(fixrun, {r.code: r.name for r in known_rules()})
     status = fail_code(findings, args.fail_on, args.exit_zero)
     _emit(text, args.output_file)
     if is_human(fmt) and not args.quiet:
         from ..output import summary_text
+        from .fixing import fix_summary, fixable_note
 
-        _note(summary_text(findings, outcome.files))
+        if fixrun is not None and fixrun.fixed:
+            _note(fix_summary(fixrun, settings.unsafe_fixes, False, False))
+        else:
+            _note(summary_text(findings, outcome.files))
+        note = fixable_note(findings, settings.unsafe_fixes)
+        if note:
+            _note(note)
     return status
+
+
+def _fix_only_result(args, fixrun, settings: Settings, diff: bool, fix_only: bool) -> int:
+    """--diff, --fix-only, and --fix on stdin (the fixed source goes to stdout)."""
+    from .fixing import fix_summary, show_fixes_text, write_stdout_bytes
+
+    names = {r.code: r.name for r in known_rules()}
+    if diff:
+        _emit("".join(fixrun.diffs), args.output_file)
+    elif fixrun.stdin_output is not None:
+        write_stdout_bytes(fixrun.stdin_output)
+    if settings.show_fixes and fixrun.fixed:
+        _note(_printable_lines(show_fixes_text(fixrun, names, "Would fix" if diff else "Fixed").rstrip("\n")))
+    if not args.quiet:
+        _note(fix_summary(fixrun, settings.unsafe_fixes, diff, True))
+    if diff:
+        return 1 if fixrun.fixed and not args.exit_zero else 0
+    if fix_only:
+        return 0
+    return fail_code(fixrun.findings, args.fail_on, args.exit_zero)
+
+
+def _add_noqa(args, findings) -> int:
+    from .fixing import add_noqa_files, stdin_display_name
+
+    added, files, errors = add_noqa_files(findings, stdin_display_name(args))
+    from ..output import printable
+
+    for line in errors:
+        _note("flake8-tilelang: error: %s" % printable(line))
+    if not args.quiet:
+        _note("Added %d noqa directive%s%s." % (
+            added, "" if added == 1 else "s", " in %d file%s" % (files, "" if files == 1 else "s")
+            if files else ""))
+    return 2 if errors else 0
 
 
 # -- rules ----------------------------------------------------------------------
@@ -307,6 +369,9 @@ def cmd_config(args) -> int:
         "exclude": list(settings.exclude) if settings.exclude is not None else list(DEFAULT_EXCLUDE),
         "extend-exclude": list(settings.extend_exclude),
         "output-format": settings.output_format,
+        "fix": settings.fix,
+        "unsafe-fixes": settings.unsafe_fixes,
+        "show-fixes": settings.show_fixes,
         "enabled": enabled,
         "not-enabled": disabled,
         "always-reported": list(ALWAYS_REPORTED),
@@ -329,6 +394,9 @@ def cmd_config(args) -> int:
         "exclude = %s%s" % (_toml_list(data["exclude"]), default if settings.exclude is None else ""),
         "extend-exclude = %s" % _toml_list(data["extend-exclude"]),
         "output-format = %s" % json.dumps(settings.output_format),
+        "fix = %s" % json.dumps(settings.fix),
+        "unsafe-fixes = %s" % json.dumps(settings.unsafe_fixes),
+        "show-fixes = %s" % json.dumps(settings.show_fixes),
         "",
         "# enabled (%d): %s" % (len(enabled), ", ".join(enabled) or "none"),
         "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),

@@ -56,19 +56,22 @@ def _json_fix(f) -> Optional[Dict[str, object]]:
     if fix is None:
         return None
 
-    def loc(line: int, col: int) -> Dict[str, int]:
-        if line == f.line:
-            return {"row": line, "column": char_index(f.source, col) + 1}
-        if line == f.end_line and f.end_source:
-            return {"row": line, "column": char_index(f.end_source, col) + 1}
-        return {"row": line, "column": col + 1}
-
     return {
         "applicability": fix.applicability,
         "message": fix.title,
-        "edits": [{"content": e.text, "location": loc(*e.start), "end_location": loc(*e.end)}
+        "edits": [{"content": e.text, "location": _edit_loc(f, *e.start), "end_location": _edit_loc(f, *e.end)}
                   for e in fix.edits],
     }
+
+
+def _edit_loc(f, line: int, col: int) -> Dict[str, int]:
+    """1-based character column on the finding's own lines, bytes + 1
+    elsewhere (an edit's other lines are indentation, ASCII)."""
+    if line == f.line:
+        return {"row": line, "column": char_index(f.source, col) + 1}
+    if line == f.end_line and f.end_source:
+        return {"row": line, "column": char_index(f.end_source, col) + 1}
+    return {"row": line, "column": col + 1}
 
 
 def to_json(findings: Iterable, abspath: Callable[[str], str]) -> str:
@@ -168,13 +171,17 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
             "artifactLocation": artifact_location(f.path, root) if root else {"uri": uri_path(relpath(f.path))},
             "region": region,
         }}
-        results.append({
+        result: Dict[str, object] = {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": SARIF_LEVEL.get(f.severity, "warning"),
             "message": {"text": json_safe(_one_line(f))},
             "locations": [location],
-        })
+        }
+        fixes = _sarif_fixes(f, location["physicalLocation"]["artifactLocation"])
+        if fixes:
+            result["fixes"] = fixes
+        results.append(result)
     run: Dict[str, object] = {
         "tool": {"driver": {
             "name": TOOL_NAME,
@@ -190,6 +197,27 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root_uri}}
     doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _sarif_fixes(f, artifact: Dict[str, str]) -> List[Dict[str, object]]:
+    """SARIF 2.1.0 ``fix`` objects (§3.55): one per fix with edits (safe or
+    unsafe; a display-only fix has nothing to apply), each edit a
+    ``replacement`` of a ``deletedRegion`` by ``insertedContent``."""
+    fix = getattr(f, "fix", None)
+    if fix is None or not fix.edits:
+        return []
+    replacements = []
+    for e in fix.edits:
+        start, end = _edit_loc(f, *e.start), _edit_loc(f, *e.end)
+        replacements.append({
+            "deletedRegion": {"startLine": start["row"], "startColumn": start["column"],
+                              "endLine": end["row"], "endColumn": end["column"]},
+            "insertedContent": {"text": e.text},
+        })
+    return [{
+        "description": {"text": "%s (%s fix)" % (fix.title, fix.applicability)},
+        "artifactChanges": [{"artifactLocation": dict(artifact), "replacements": replacements}],
+    }]
 
 
 def file_uri(path: str, directory: bool = True) -> str:

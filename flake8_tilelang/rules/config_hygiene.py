@@ -1,11 +1,13 @@
 """The pass_configs dict itself: keys, values, keys that do nothing."""
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Set, Tuple
 
 from .. import constants as C
 from ..model.sides import CUBE_ALLOCS, CUBE_OPS, INFERRED_CUBE
 from ..diagnostic import Report
+from . import _fix
 from ..registry import ERROR, INFO, report, rule
 from ._text import name as _name, quoted
 
@@ -28,6 +30,11 @@ def _entries(model) -> Iterator[Tuple[object, object]]:
 
 @rule(
     code="TLA050",
+    autofix="""
+Safe when one registered key is close: `PassConfigKey.TYPO` has its member
+renamed, a raw `"tl.typo"` key is replaced (quotes kept). Otherwise (no
+close key, or a key built by `getattr`) display-only.
+""",
     name="unknown-pass-config-key",
     severity=ERROR,
     confidence="high",
@@ -65,10 +72,12 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
     for node, name in model.config_key_refs:
         if name in C.PASS_CONFIG_ENUM:
             continue
+        near = _close(name, _ENUM_NAMES, n=1)
         yield report(
             node,
             "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError" % name,
             help=_enum_help(name),
+            fix=_fix.fix(_enum_help(name), _fix.replace_attr_name(node, near[0]) if near else None, _fix.SAFE),
         )
     for _, entry in _entries(model):
         key = entry.key
@@ -79,6 +88,7 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 entry.node,
                 "PassConfigKey member %s does not exist: compiling fails with AttributeError" % _name(name),
                 help=_enum_help(name),
+                fix=_fix.fix(_enum_help(name), None, _fix.DISPLAY_ONLY),
             )
         elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
             near = _close(key, _RAW_KEYS, n=1)
@@ -87,6 +97,9 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 "pass config key %s is not registered: the compile aborts with "
                 "`AttributeError: Invalid config option`" % quoted(key),
                 help="Use `%s`" % near[0] if near else "Use a key registered in `PassConfigKey`, or remove it",
+                fix=_fix.fix("Use `%s`" % near[0] if near else
+                             "Use a key registered in `PassConfigKey`, or remove it",
+                             _fix.replace_string(entry.node, near[0]) if near else None, _fix.SAFE),
             )
 
 
@@ -99,6 +112,12 @@ def _enum_help(name: str) -> str:
 
 @rule(
     code="TLA051",
+    autofix="""
+Safe when the value spells one boolean: the strings `"True"`/`"true"`/`"1"`/
+`"on"`/`"yes"` -> `True`, `"False"`/`"false"`/`"0"`/`"off"`/`"no"` -> `False`,
+the floats `1.0`/`0.0` -> `True`/`False`, written where the key is. `None`, a
+list or any other string has no single meaning: display-only.
+""",
     name="non-bool-pass-config-value",
     severity=ERROR,
     confidence="high",
@@ -137,12 +156,39 @@ def non_bool_pass_config_value(model) -> Iterator[Report]:
             entry.value_node or entry.node,
             "%s is set to %s, not a boolean: the compile aborts"
             % (C.SWITCH_ENUM.get(entry.key, quoted(entry.key)), shown),
-            help="Write True or False",
+            help=_bool_fix(entry).title,
+            fix=_bool_fix(entry),
         )
+
+
+_TRUE = ("true", "1", "on", "yes")
+_FALSE = ("false", "0", "off", "no")
+
+
+def _bool_fix(entry):
+    """`"True"` -> `True`, `"false"` -> `False`, `1.0` -> `True`: the one
+    boolean the value spells; anything else (None, a list, "maybe") has no
+    candidate and the fix is only shown."""
+    node, raw = entry.value_node, entry.raw
+    meant = None
+    if isinstance(raw, str):
+        low = raw.strip().lower()
+        meant = "True" if low in _TRUE else "False" if low in _FALSE else None
+    elif isinstance(raw, float) and raw in (0.0, 1.0):
+        meant = "True" if raw else "False"
+    edits = None
+    if meant and isinstance(node, ast.Constant) and node.value == raw and type(node.value) is type(raw):
+        edits = _fix.replace_node(node, meant)
+    return _fix.fix("Write %s" % meant if meant else "Write True or False", edits, _fix.SAFE)
 
 
 @rule(
     code="TLA052",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): deletes the entry (its whole line when it
+has one, else the entry and its comma). Unsafe because a config shared with
+kernels in other files may need the key there.
+""",
     name="inert-pass-config",
     severity=INFO,
     confidence="medium",
@@ -176,6 +222,7 @@ def inert_pass_config(model) -> Iterator[Report]:
                 entry.node,
                 "pass config %s has no effect on the Ascend pipeline: no pass reads it" % quoted(entry.key),
                 help="Remove the key",
+                fix=_fix.fix("Remove the key", _fix.delete_dict_entry(entry.node), _fix.UNSAFE),
             )
     by_entry = {}
     for site in model.sites:
@@ -194,6 +241,7 @@ def inert_pass_config(model) -> Iterator[Report]:
                 "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
                 "Cube work" % _names(sorted({k.display_name for k in kernels})),
                 help="Remove the key",
+                fix=_fix.fix("Remove the key", _fix.delete_dict_entry(entry.node), _fix.UNSAFE),
             )
 
 

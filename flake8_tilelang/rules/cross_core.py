@@ -7,6 +7,7 @@ from .. import constants as C
 from ..model.resolve import UNKNOWN
 from ..model.sides import SIDE_NAMES, pipe_side
 from ..diagnostic import Report
+from . import _fix
 from ..registry import ERROR, WARNING, report, rule
 
 _CV_SYNC = C.SWITCH_ENUM[C.AUTO_CV_SYNC]
@@ -61,6 +62,15 @@ def cv_sync_without_combine(model) -> Iterator[Report]:
 
 @rule(
     code="TLA005",
+    autofix="""
+Safe, only when TL_ASCEND_AUTO_CV_COMBINE is off: the automatic protocol
+never runs there and the hand-written flags carry the handoff, so the fix
+deletes the inert `TL_ASCEND_AUTO_CV_SYNC` entry from the `pass_configs` dict
+and keeps the flags (removing the flags would leave no cross-core sync at
+all). Not offered when the entry is written in another file or the same
+entry also reaches a config with COMBINE on. With COMBINE on there is no
+mechanical fix: the advice is shown only.
+""",
     name="manual-cross-flags-with-auto-cv-sync",
     severity=ERROR,
     confidence="high",
@@ -107,13 +117,35 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
                 else:
                     severity, consequence = WARNING, (
                         "without %s the switch does nothing (the config contradicts the code)" % _COMBINE)
+                help_text, fix = "Remove the hand-written cross flags, or set %s False" % _CV_SYNC, None
+                if not combine:
+                    # the flags carry the handoff: the inert switch is what goes
+                    help_text = "Remove the %s key (inert without %s) and keep the flags" % (
+                        _CV_SYNC, _COMBINE)
+                    edits = _drop_inert_cv_sync(model, config)
+                    fix = _fix.fix(help_text, edits, _fix.SAFE) if edits else None
                 yield report(
                     use,
                     "hand-written `T.%s`%s while %s: %s" % (
                         use.prim, use.via_text(), config.describe(C.AUTO_CV_SYNC), consequence),
-                    help="Remove the hand-written cross flags, or set %s False" % _CV_SYNC,
+                    help=help_text,
+                    fix=fix,
                     severity=severity,
                 )
+
+
+def _drop_inert_cv_sync(model, config):
+    """Edits deleting the AUTO_CV_SYNC entry, when every config of the file
+    that holds that entry has COMBINE off (else the key is not inert)."""
+    entry = config.entries.get(C.AUTO_CV_SYNC)
+    if entry is None or entry.filename != model.filename:
+        return None
+    for kernel in model.kernels:
+        for other in kernel.configs:
+            mine = other.entries.get(C.AUTO_CV_SYNC)
+            if mine is not None and mine.node is entry.node and other.state(C.AUTO_CV_COMBINE) is not False:
+                return None
+    return _fix.delete_dict_entry(entry.node)
 
 
 @rule(

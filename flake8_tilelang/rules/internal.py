@@ -30,6 +30,13 @@ version of it). Until it is fixed, silence it for that file only with
 
 REGISTRY.add(Rule(
     code="TLA095",
+    autofix="""
+Safe: rewrites the comment as flake8 reads it, `# noqa: TLA001,TLA002` (a
+missing or spaced colon, `#noqa`, lower-case codes), keeping any text after
+the codes. Turning `# flake8: noqa: TLA001` (flake8 skips the whole file)
+into `# flake8-tilelang: noqa: TLA001` is unsafe: other plugins' findings in
+the file are reported again. An unknown code has no fix.
+""",
     name="malformed-noqa",
     severity=WARNING,
     confidence="high",
@@ -53,6 +60,12 @@ code on the line, so the comment hides more than its author meant.
 
 REGISTRY.add(Rule(
     code="TLA096",
+    autofix="""
+Safe (Ruff's RUF100): removes the unused TLA codes from the comment; other
+tools' codes stay; a comment left with no code is removed (the whole line
+when it had its own line, and a reason written after the codes stays as a
+comment). A code of a rule not enabled in this run is never removed.
+""",
     name="unused-noqa",
     severity=WARNING,
     confidence="high",

@@ -7,6 +7,7 @@ from typing import Iterator
 from ..model.resolve import UNKNOWN
 from ..diagnostic import Report
 from ..registry import ERROR, INFO, WARNING, report, rule
+from . import _fix
 from ._text import quoted
 
 
@@ -21,6 +22,12 @@ def _at(launch):
 
 @rule(
     code="TLA003",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): rewrites `as (cid, vid)` to `as cid` when
+the launch body never names the other targets. When the body reads `vid`
+there is no mechanical edit (the split has to be rewritten): the advice is
+shown only.
+""",
     name="vid-with-threads",
     severity=ERROR,
     confidence="high",
@@ -70,11 +77,13 @@ def vid_with_threads(model) -> Iterator[Report]:
             after = ("the compiler adds the vector-core offset itself" if n == 2
                      else "threads=1 runs one vector core per Cube core")
             if launch.target_is_sequence:
+                title = "Write `as cid` and drop the `vid` offsets (%s)" % after
                 yield report(
                     _at(launch),
                     "`T.Kernel(..., threads=%d, is_npu=True)` binds only `cid`: a tuple `as` target fails "
                     "to unpack and the kernel never compiles" % n,
-                    help="Write `as cid` and drop the `vid` offsets (%s)" % after,
+                    help=title,
+                    fix=_fix.fix(title, _single_target(launch), _fix.UNSAFE),
                     end_at=launch.target,
                 )
             for node in launch.unbound_vid_reads:
@@ -311,3 +320,20 @@ def threads2_explicit_workspace(model) -> Iterator[Report]:
 def _param_names(fn) -> list:
     args = fn.node.args
     return [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+
+
+def _single_target(launch):
+    """``as (cid, vid)`` -> ``as cid`` when the launch body never names the
+    other targets (else the edit would leave them undefined: advice only)."""
+    target = launch.target
+    if not isinstance(target, (ast.Tuple, ast.List)) or not target.elts:
+        return None
+    first = target.elts[0]
+    if not isinstance(first, ast.Name) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return None
+    others = {e.id for e in target.elts[1:]} - {first.id}
+    for stmt in getattr(launch.with_stmt, "body", ()):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id in others:
+                return None
+    return _fix.replace_node(target, first.id)

@@ -9,6 +9,7 @@ from ..model.resolve import UNKNOWN
 from ..model.sides import PIPES as VALID_PIPES, SIDE_NAMES
 from ..diagnostic import Report
 from ..registry import ERROR, report, rule
+from . import _fix
 from ._text import quoted
 
 _TO_V = {"v", "vec", "vector", "aiv", "vec_core", "vector_core"}
@@ -17,6 +18,11 @@ _TO_C = {"c", "cube", "aic", "cube_core"}
 
 @rule(
     code="TLA030",
+    autofix="""
+Safe when the string means exactly one core (`"Vector"`, `"vec"`, `"v"` ->
+`"V"`; `"Cube"`, `"c"` -> `"C"`): the literal is replaced, its quote
+character kept. Otherwise the fix is display-only (the advice names both).
+""",
     name="scope-name",
     severity=ERROR,
     confidence="high",
@@ -42,11 +48,15 @@ def scope_name(model) -> Iterator[Report]:
             continue
         low = use.scope_name.lower()
         meant = "V" if low in _TO_V or low.startswith("v") else "C" if low in _TO_C or low.startswith("c") else None
+        title = 'Use `T.Scope("%s")`' % meant if meant else 'Use `T.Scope("C")` or `T.Scope("V")`'
+        arg = use.call.args[0] if isinstance(use.call, ast.Call) and use.call.args else None
+        edits = _fix.replace_string(arg, meant) if meant and arg is not None else None
         yield report(
             use,
             '`T.Scope(%s)` silently selects the Cube core: only the exact string "V" selects Vector'
             % quoted(use.scope_name),
-            help='Use `T.Scope("%s")`' % meant if meant else 'Use `T.Scope("C")` or `T.Scope("V")`',
+            help=title,
+            fix=_fix.fix(title, edits, _fix.SAFE),
         )
 
 
@@ -100,6 +110,14 @@ def op_in_wrong_scope(model) -> Iterator[Report]:
 
 @rule(
     code="TLA032",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`), in `T.Scope("C")` only: a literal Vector pipe
+becomes `"FIX"` (the Cube core's pipe for a cross flag; case kept). Unsafe
+because the side comes from the enclosing scope (the rule's confidence is
+medium) and the flag is then raised at another point. In `T.Scope("V")`
+both `"MTE3"` and `"V"` are valid, so there is no fix; a pipe passed in from
+elsewhere has none either.
+""",
     name="cross-flag-pipe-vs-scope",
     severity=ERROR,
     confidence="medium",
@@ -130,16 +148,27 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
             pipe = kernel.arg_value(use, 0, "pipe")
             if isinstance(pipe, str) and pipe.lower() in wrong[scope]:
                 good = "MTE3" if scope == "V" else "FIX"
+                edits = None
+                arg = argument(use.use.call, 0, "pipe")
+                if scope == "C" and not use.via and isinstance(arg, ast.Constant):
+                    # the Cube core has one pipe to raise a cross flag from
+                    edits = _fix.replace_string(arg, good if pipe.isupper() else good.lower())
                 yield report(
                     use,
                     '`T.set_cross_flag(%s)`%s in T.Scope("%s") names a pipe the %s core does not have '
                     "(illegal instruction)" % (quoted(pipe), use.via_text(), scope, SIDE_NAMES[scope]),
                     help='Use "%s"' % good,
+                    fix=_fix.fix('Use "%s"' % good, edits, _fix.UNSAFE) if edits else None,
                 )
 
 
 @rule(
     code="TLA033",
+    autofix="""
+Safe for a literal pipe with one close valid name (`"mte22"` -> `"mte2"`,
+upper case kept): the literal is replaced. A pipe passed in from elsewhere
+(a constant, a macro argument) or with no close name is display-only.
+""",
     name="invalid-pipe-name",
     severity=ERROR,
     confidence="high",
@@ -165,15 +194,21 @@ def invalid_pipe_name(model) -> Iterator[Report]:
     positions = {"set_flag": ((0, "src"), (1, "dst")), "wait_flag": ((0, "src"), (1, "dst")),
                  "pipe_barrier": ((0, "pipe"),), "set_cross_flag": ((0, "pipe"),)}
 
+    def suggestion(pipe):
+        near = _close(pipe.lower(), VALID_PIPES, n=1, cutoff=0.5)
+        if near:
+            return near[0].upper() if pipe.isupper() else near[0]
+        return None
+
     def bad(prim, pipe):
         if not isinstance(pipe, str):
             return None
         low = pipe.lower()
         if low in VALID_PIPES or (prim == "pipe_barrier" and low == "all"):
             return None
-        near = _close(low, VALID_PIPES, n=1, cutoff=0.5)
+        near = suggestion(pipe)
         if near:
-            return 'Use "%s"' % (near[0].upper() if pipe.isupper() else near[0])
+            return 'Use "%s"' % near
         return "Use one of fix, mte1, mte2, mte3, m, v, s"
 
     def message(prim, via, pipe):
@@ -190,7 +225,10 @@ def invalid_pipe_name(model) -> Iterator[Report]:
             if isinstance(arg, ast.Constant):
                 hint = bad(use.prim, arg.value)
                 if hint is not None:
-                    yield report(use, message(use.prim, "", arg.value), help=hint)
+                    near = suggestion(arg.value)
+                    edits = _fix.replace_string(arg, near) if near else None
+                    yield report(use, message(use.prim, "", arg.value), help=hint,
+                                 fix=_fix.fix(hint, edits, _fix.SAFE))
     # a pipe passed in (a constant, a macro argument) is reported where the
     # kernel reaches it
     for kernel in model.kernels:
@@ -202,7 +240,9 @@ def invalid_pipe_name(model) -> Iterator[Report]:
                 pipe = kernel.arg_value(use, index, keyword)
                 hint = bad(use.prim, pipe) if pipe is not UNKNOWN else None
                 if hint is not None:
-                    yield report(use, message(use.prim, use.via_text(), pipe), help=hint)
+                    # written elsewhere (a constant, a macro argument): shown, never applied
+                    yield report(use, message(use.prim, use.via_text(), pipe), help=hint,
+                                 fix=_fix.fix(hint, None, _fix.DISPLAY_ONLY))
 
 
 def _close(word, candidates, n=1, cutoff=0.6):

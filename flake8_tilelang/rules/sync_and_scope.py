@@ -6,6 +6,7 @@ from typing import Iterator
 from .. import constants as C
 from ..diagnostic import Report
 from ..registry import ERROR, WARNING, report, rule
+from . import _fix
 
 
 def _call_text(use) -> str:
@@ -17,6 +18,17 @@ def _call_text(use) -> str:
 
 @rule(
     code="TLA001",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): deletes the `with T.Scope(...):` header and
+dedents its body one level. A comment after the header's colon stays, on a
+line of its own; comments in the body move with it; lines inside a
+multi-line string are never re-indented. It changes what the kernel says
+about its sides, so it is never applied by plain `--fix`. No fix when the
+scope is inside a `@T.macro` (reported on the macro call), when a kernel
+compiled with COMBINE off reaches the same scope, for `with T.Scope(...) as
+x`, several `with` items, or a body on the header's line. A nested scope is
+unwrapped on the next pass of the same run.
+""",
     name="scope-under-auto-cv-combine",
     severity=WARNING,
     confidence="high",
@@ -72,6 +84,11 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
             sync_first = any(id(u.use.first_call) in sync_calls for u in scopes if u.use.first_call is not None)
             severity = ERROR if both_sides or cross_flags or sync_first else WARNING
             for use in scopes:
+                title = ("Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+                         "scope every op by hand")
+                edits = None
+                if not use.via and _everywhere_on(model, use, C.AUTO_CV_COMBINE):
+                    edits = _fix.unwrap_with(use.use.with_stmt)
                 if severity == ERROR:
                     consequence = "its flags and barriers land on the wrong core (silent race)"
                 else:
@@ -80,8 +97,8 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
                     use,
                     "`%s`%s is ignored while %s: %s" % (
                         _call_text(use), use.via_text(), config.describe(C.AUTO_CV_COMBINE), consequence),
-                    help="Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
-                         "scope every op by hand",
+                    help=title,
+                    fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                     severity=severity,
                 )
 
@@ -92,6 +109,19 @@ def _scope_literal(use) -> str:
 
 @rule(
     code="TLA002",
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): deletes the hand-written sync statement (it
+changes the kernel's synchronisation). A trailing comment stays on a line of
+its own (a `# noqa` on that line goes with the statement); a sync that is
+the only statement of its block becomes `pass`. A sync inside a `@T.macro`
+is deleted in the macro only when every kernel of the file that reaches it
+compiles with AUTO_SYNC on; a macro shared with a kernel of another config,
+a macro in another module, or a statement sharing its line (`a(); b()`) gets
+no fix. `T.set_flag` / `T.wait_flag` / `T.init_flag` / `T.clear_flag` are
+deleted only when every flag primitive of the kernels that reach them can be
+deleted too: removing one half of a set/wait pair would leave a wait that
+never returns.
+""",
     name="manual-sync-under-auto-sync",
     severity=WARNING,
     confidence="high",
@@ -142,9 +172,79 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                         use.via[0].macro.name, use.prim, use.where_text())
                 else:
                     what = "`%s` is a hand-written sync" % _call_text(use)
+                title = "Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol"
+                edits = _sync_deletion(model, use)
+                if edits and use.prim in _FLAGS and not _flags_all_deletable(model, use):
+                    edits = None  # deleting half of a set/wait pair would leave a wait that hangs
                 yield report(
                     use,
                     "%s while %s: AscendSyncInsert adds its own syncs on top (double sync)" % (
                         what, config.describe(C.AUTO_SYNC)),
-                    help="Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol",
+                    help=title,
+                    fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                 )
+
+
+_FLAGS = frozenset({"set_flag", "wait_flag", "init_flag", "clear_flag"})
+
+
+def _sync_deletion(model, use):
+    """The edits deleting the sync statement ``use`` reaches, or None."""
+    ctx = _fix.current()
+    if ctx is None:
+        return None
+    memo = ctx.memo.setdefault("deletion", {})
+    key = id(use.use.call)
+    if key not in memo:  # one answer per primitive, however many configs report it
+        stmt = ctx.statement_of(use.use.call) if _everywhere_on(model, use, C.AUTO_SYNC) else None
+        memo[key] = _fix.delete_statement(stmt) if stmt is not None else None
+    return memo[key]
+
+
+def _flags_all_deletable(model, use) -> bool:
+    """A flag is deleted only with every other flag primitive of the kernels
+    that reach it: a `T.set_flag` deleted while its `T.wait_flag` stays (in a
+    shared macro, another module, a mode-switch branch) would hang."""
+    ctx = _fix.current()
+    if ctx is None:
+        return False
+    memo = ctx.memo.setdefault("flags_ok", {})
+    reach = ctx.memo.get("reach") or {}
+    for kernel in reach.get(id(use.use.call), ()):
+        ok = memo.get(id(kernel))
+        if ok is None:
+            ok = True
+            for config in kernel.configs or (None,):
+                for other in kernel.uses_of(*_FLAGS, config=config, maybe=True):
+                    if other.maybe or not _sync_deletion(model, other):
+                        ok = False
+                        break
+                if not ok:
+                    break
+            memo[id(kernel)] = ok
+        if not ok:
+            return False
+    return True
+
+
+def _everywhere_on(model, use, key: str) -> bool:
+    """True when the primitive ``use`` reaches is written in this file and
+    every kernel and config of the file that reaches it compiles it with
+    ``key`` on (a macro shared with a kernel of another mode gets no fix)."""
+    if use.use.owner.filename != model.filename:
+        return False
+    ctx = _fix.current()
+    if ctx is None:
+        return False
+    reach = ctx.memo.get("reach")
+    if reach is None:  # id(call) -> the kernels that reach it, built once per file
+        reach = ctx.memo["reach"] = {}
+        for kernel in model.kernels:
+            for u in kernel.raw_uses:
+                found = reach.setdefault(id(u.use.call), [])
+                if not found or found[-1] is not kernel:
+                    found.append(kernel)
+    for kernel in reach.get(id(use.use.call), ()):
+        if not kernel.configs or not all(config.is_on(key) for config in kernel.configs):
+            return False
+    return True
