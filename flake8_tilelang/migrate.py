@@ -128,20 +128,18 @@ def plan_file(path: str, source: SourceFile, tree: ast.Module, only: Optional[Se
 
 
 def apply_edits(source: SourceFile, edits: List[Edit]) -> str:
-    """``source.text`` with the edits applied (byte positions, ``\\n`` text).
-    Raises ValueError when two edits overlap."""
+    """``source.text`` with the edits applied (the fix engine's application).
+    Raises ValueError when two edits overlap: a migration is all or nothing."""
+    from .fixes import apply_edits as apply_spans
+
     spans = sorted(((source.offset(*e.start), source.offset(*e.end), e.text) for e in edits),
                    key=lambda s: (s[0], s[1]))
-    out = []
-    pos = 0
-    for start, end, text in spans:
-        if start < pos:
+    end = 0
+    for start, stop, _ in spans:  # an insertion may open a deletion at the same point
+        if start < end:
             raise ValueError("overlapping edits at offset %d" % start)
-        out.append(source.text[pos:start])
-        out.append(text)
-        pos = end
-    out.append(source.text[pos:])
-    return "".join(out)
+        end = stop
+    return apply_spans(source.text, spans)
 
 
 def _parents(tree: ast.AST) -> Dict[int, ast.AST]:
@@ -388,12 +386,13 @@ class _Planner:
 
     # -- allocations ------------------------------------------------------------------
     def _rename(self, call: ast.AST, new: str, plan: KernelPlan) -> bool:
+        from .rules._fix import replace_attr_name
+
         func = getattr(call, "func", None)
-        if not isinstance(func, ast.Attribute) or func.end_lineno != func.lineno:
+        edits = replace_attr_name(func, new) if isinstance(func, ast.Attribute) else None
+        if not edits or func.lineno != func.end_lineno:  # type: ignore[union-attr]
             return False
-        end = (func.end_lineno, func.end_col_offset)
-        start = (end[0], end[1] - len(func.attr.encode("utf-8")))
-        plan.edits.append(Edit(start, end, new))
+        plan.edits.extend(edits)
         return True
 
     # -- launch -----------------------------------------------------------------------
