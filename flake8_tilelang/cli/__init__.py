@@ -5,6 +5,7 @@
     flake8-tilelang rules                 every code, its severity and default state
     flake8-tilelang config                the effective settings
     flake8-tilelang kernels [PATH ...]    inventory of kernels and their modes
+    flake8-tilelang server                language server (LSP over stdio)
     flake8-tilelang version
 
 Exit codes: 0 nothing to report (at or above ``--fail-on``), 1 diagnostics,
@@ -148,6 +149,9 @@ def _parser():
     files(kernels)
     selection(kernels, formats=("full", "text", "table", "json"), default_help="table")
 
+    sub.add_parser("server", help="run the language server over stdio (needs the [server] extra)",
+                   description="A language server (LSP over stdio): diagnostics as you type, hover "
+                               "docs, quick fixes. Needs pygls: pip install 'flake8-tilelang[server]'.")
     sub.add_parser("version", help="print versions")
     return top
 
@@ -194,6 +198,10 @@ def _main(argv: List[str]) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "server":
+        from ..server import main as serve
+
+        return serve()
     from . import commands
 
     return getattr(commands, "cmd_" + args.command)(args)
