@@ -393,3 +393,90 @@ def test_a_kernel_whose_config_lives_in_an_unsaved_buffer_of_another_module(tmp_
         await c.stop()
 
     run(scenario())
+
+
+def test_code_description_links_the_rule_page_when_a_docs_url_is_configured(monkeypatch):
+    from flake8_tilelang import output
+    from flake8_tilelang.server.lsp import DocState, TilelangServer
+
+    src = SourceFile.from_text(KERNEL)
+    finding = _finding(src, BARRIER_LINE + 1)
+    server = TilelangServer()
+    state = DocState(1, src, [finding], True, "/p/k.py")
+    assert server.diagnostic(state, finding).code_description is None
+    monkeypatch.setattr(output, "DOCS_URL", "https://docs.example/rules/{code}")
+    d = server.diagnostic(state, finding)
+    assert d.code_description.href == "https://docs.example/rules/TLA002"
+    assert (d.code, d.source, d.severity) == ("TLA002", "flake8-tilelang", types.DiagnosticSeverity.Warning)
+
+
+def test_readme_severity_map_for_the_flake8_extension_matches_the_rules():
+    import json
+    import re
+
+    from flake8_tilelang.settings import known_rules
+
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    block = re.search(r'"flake8\.severity": (\{.*?\n  \})', readme, re.S).group(1)
+    mapping = json.loads(block)
+    names = {"error": "Error", "warning": "Warning", "info": "Information"}
+
+    def looked_up(code):  # the extension's lookup: ever shorter prefixes
+        while code:
+            if code in mapping:
+                return mapping[code]
+            code = code[:-1]
+        return "Error"
+
+    for rule in known_rules():
+        if rule.code.startswith("TLA"):
+            assert looked_up(rule.code) == names[rule.severity], rule.code
+    assert {k: mapping[k] for k in "EFIW"} == {"E": "Error", "F": "Error", "I": "Information", "W": "Warning"}
+
+
+def test_notifications_leave_no_futures_behind():
+    """pygls 2.1 keeps the future of every didOpen/didChange/didClose
+    notification; the server's protocol drops them (else memory grows with
+    every keystroke)."""
+    import asyncio
+    import json
+
+    from flake8_tilelang.server.lsp import create_server
+
+    server = create_server()
+    proto = server.protocol
+    sent = []
+
+    class Writer:
+        def write(self, data):
+            sent.append(data)
+
+        def close(self):
+            pass
+
+    proto.set_writer(Writer())
+
+    def send(method, params, msg_id=None):
+        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+        if msg_id is not None:
+            msg["id"] = msg_id
+        proto.handle_message(json.loads(json.dumps(msg), object_hook=proto.structure_message))
+
+    async def scenario():
+        send("initialize", {"capabilities": {}, "processId": None, "rootUri": None}, msg_id=1)
+        send("initialized", {})
+        uri = "file:///nonexistent/k.py"
+        send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                       "text": KERNEL}})
+        for version in range(2, 52):
+            send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                            "contentChanges": [{"text": KERNEL + "#%d\n" % version}]})
+        await asyncio.sleep(0.5)
+        send("textDocument/didClose", {"textDocument": {"uri": uri}})
+        return len(proto._request_futures), b"".join(
+            d if isinstance(d, bytes) else d.encode() for d in sent)
+
+    left, output = asyncio.run(scenario())
+    assert left == 0
+    assert b'"version": 51' in output or b'"version":51' in output

@@ -129,6 +129,22 @@ class _Protocol(LanguageServerProtocol):
             general.position_encodings = [logic.choose_encoding(offered)]
         return (yield from super().lsp_initialize(params))
 
+    def _handle_notification(self, method_name, params):
+        # pygls 2.1 files the future of a notification handled by a generator
+        # (its own didOpen/didChange/didClose) in ``_request_futures`` under a
+        # fresh uuid and never removes it: one leaked future per keystroke.
+        # Drop those once done (a request the server sent meanwhile stays until
+        # its answer comes).
+        futures = self._request_futures
+        before = set(futures)
+        super()._handle_notification(method_name, params)
+        for key in [k for k in futures if k not in before]:
+            future = futures[key]
+            if future.done():
+                futures.pop(key, None)
+            else:
+                future.add_done_callback(lambda _f, key=key: futures.pop(key, None))
+
 
 class TilelangServer(LanguageServer):
     def __init__(self):
