@@ -106,12 +106,27 @@ class Client:
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
         return self.versions[uri]
 
+    def edit(self, uri, start, end, text):
+        """An incremental change (what editors send): replace the range
+        ``start``..``end`` (LSP (line, UTF-16 column)) with ``text``."""
+        rng = types.Range(start=types.Position(*start), end=types.Position(*end))
+        self._apply_text(uri, [types.TextEdit(range=rng, new_text=text)])
+        self.versions[uri] += 1
+        self.lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[types.TextDocumentContentChangePartial(range=rng, text=text)]))
+        return self.versions[uri]
+
     def apply_local(self, uri, edits):
-        """Apply LSP TextEdits (UTF-16 positions) to the client's copy and tell the server."""
+        """Apply LSP TextEdits to the client's copy and send the whole text."""
+        self._apply_text(uri, edits)
+        return self.change(uri, self.texts[uri])
+
+    def _apply_text(self, uri, edits):
         lines = self.texts[uri].split("\n")
 
         def offset(pos):
-            before = sum(len(l) + 1 for l in lines[:pos.line])
+            before = sum(len(text) + 1 for text in lines[:pos.line])
             line = lines[pos.line] if pos.line < len(lines) else ""
             units = line.encode("utf-16-le")[:2 * pos.character].decode("utf-16-le")
             return before + len(units)
@@ -119,7 +134,7 @@ class Client:
         text = self.texts[uri]
         for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
             text = text[:offset(e.range.start)] + e.new_text + text[offset(e.range.end):]
-        return self.change(uri, text)
+        self.texts[uri] = text
 
     async def diagnostics(self, uri, version=None, where=None, since=0):
         """The first publication for ``uri`` (at ``version``, or matching

@@ -208,6 +208,18 @@ def test_initialize_open_change_hover_noqa_action_close_shutdown(tmp_path):
         v3 = c.change(uri, KERNEL)
         assert codes(await c.diagnostics(uri, version=v3)) == [(BARRIER_LINE, "TLA002")]
 
+        # an incremental change, as editors send them (UTF-16 columns, after a non-ASCII text)
+        prefix = 'x = "é€😀"; '
+        v = c.edit(uri, (BARRIER_LINE, len(INDENT)), (BARRIER_LINE, len(INDENT)), prefix)
+        assert codes(await c.diagnostics(uri, version=v)) == [(BARRIER_LINE, "TLA002")]
+        at = len(INDENT) + len(prefix) + 1  # the emoji is two UTF-16 units
+        v = c.edit(uri, (BARRIER_LINE, at), (BARRIER_LINE, at + len("T.barrier_all()")), "pass")
+        assert await c.diagnostics(uri, version=v) == []
+        assert c.texts[uri].splitlines()[BARRIER_LINE] == INDENT + prefix + "pass"
+        v = c.edit(uri, (BARRIER_LINE, len(INDENT)), (BARRIER_LINE, at + len("pass")), "T.barrier_all()")
+        assert codes(await c.diagnostics(uri, version=v)) == [(BARRIER_LINE, "TLA002")]
+        assert c.texts[uri] == KERNEL
+
         # hover: the diagnostic's rule docs; the switch; a code in a noqa comment
         hover = await c.hover(uri, BARRIER_LINE, len(INDENT) + 2)
         assert hover.contents.kind == "markdown"
@@ -217,7 +229,8 @@ def test_initialize_open_change_hover_noqa_action_close_shutdown(tmp_path):
         assert await c.hover(uri, 0, 0) is None
 
         # the noqa quick fix, applied by the client, silences the finding
-        actions = await c.code_actions(uri, (BARRIER_LINE, len(INDENT) + 2), (BARRIER_LINE, len(INDENT) + 2), diagnostics=first)
+        cursor = (BARRIER_LINE, len(INDENT) + 2)
+        actions = await c.code_actions(uri, cursor, cursor, diagnostics=first)
         titles = [a.title for a in actions]
         assert titles == ["Disable TLA002 for this line"]
         noqa = actions[0]
@@ -274,7 +287,8 @@ def test_fix_actions_unsafe_only_when_enabled_and_fix_all_through_apply_edit(tmp
         assert ("TLA098", BARRIER_LINE) in [(d.code, d.range.start.line) for d in found]
         everything = await c.code_actions(uri, (0, 0), (len(text.splitlines()), 0))
         titles = [a.title for a in everything]
-        quick = await c.code_actions(uri, (BARRIER_LINE, len(INDENT)), (BARRIER_LINE, len(INDENT) + 1), only=["quickfix"])
+        quick = await c.code_actions(uri, (BARRIER_LINE, len(INDENT)), (BARRIER_LINE, len(INDENT) + 1),
+                                     only=["quickfix"])
         safe = [a for a in quick if a.title == "Use a pipe barrier (TLA098)"]
         assert safe and safe[0].is_preferred
         (edit,) = safe[0].edit.changes[uri]
@@ -356,6 +370,15 @@ def test_a_module_changed_on_disk_relints_the_open_kernel_that_imports_it(tmp_pa
         # hover on the `pass_configs=` of the kernel: where each switch comes from
         hover = await c.hover(kern, 6, len("@tilelang.jit(pass_"))
         assert "TL_ASCEND_AUTO_SYNC is on (set at cfg.py:2)" in hover.contents.value
+        # the module open in the editor, changed and saved: the kernel follows the disk
+        cfg_uri = c.open(cfg_path)
+        seen = c.seen(kern)
+        c.change(cfg_uri, cfg)
+        with open(cfg_path, "w", encoding="utf-8") as f:
+            f.write(cfg)
+        c.lsp.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=cfg_uri)))
+        assert await c.diagnostics(kern, since=seen, where=lambda d: not d) == []
         stale = c.seen(plain) - seen_plain  # a file that imports nothing of the project is left alone
         await c.stop()
         return stale

@@ -273,9 +273,12 @@ def _config_hover(tree, filename, line, byte_col):
                 lines = ["- %s" % config.describe(key) for key in C.SWITCHES]
                 origin_texts.append("**pass_configs of `%s`**\n\n%s" % (name, "\n".join(lines)))
     if key_texts:
-        body = "\n".join("- %s (kernel%s %s)" % (text, "s" if len(names) > 1 else "",
-                                                   ", ".join("`%s`" % n for n in dict.fromkeys(names)))
-                         for text, names in key_texts.items())
+        rows = []
+        for text, names in key_texts.items():
+            shown = list(dict.fromkeys(names))
+            rows.append("- %s (kernel%s %s)" % (text, "s" if len(shown) > 1 else "",
+                                               ", ".join("`%s`" % n for n in shown)))
+        body = "\n".join(rows)
         return key_span, "**pass_configs switch**\n\n" + body
     if origin_texts:
         return origin_span, "\n\n".join(dict.fromkeys(origin_texts))
