@@ -164,6 +164,7 @@ def test_noqa_code_under_the_cursor():
     assert logic.noqa_code_at(text, len(text) - 1, known)[2] == ["TLA001", "TLA002", "TLA003"]
     assert logic.noqa_code_at(text, 2, known) is None
     assert logic.noqa_code_at("# flake8-tilelang: noqa: TLA050", 27, known)[2] == ["TLA050"]
+    assert logic.noqa_code_at("# flake8: noqa: TLA050", 18, known)[2] == ["TLA050"]
 
 
 def test_config_hover_names_where_a_switch_is_set():

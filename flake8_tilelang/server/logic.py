@@ -168,7 +168,7 @@ def noqa_edit(src: SourceFile, finding) -> Optional[Tuple[int, int, int, str]]:
 
 # -- hover ----------------------------------------------------------------------
 
-_NOQA_COMMENT = re.compile(r"#\s*(?:flake8[-_]tilelang\s*[:=]\s*)?noqa\b", re.I)
+_NOQA_COMMENT = re.compile(r"#\s*(?:flake8(?:[-_]tilelang)?\s*[:=]\s*)?noqa\b", re.I)
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 
@@ -276,8 +276,8 @@ def _config_hover(tree, filename, line, byte_col):
         rows = []
         for text, names in key_texts.items():
             shown = list(dict.fromkeys(names))
-            rows.append("- %s (kernel%s %s)" % (text, "s" if len(shown) > 1 else "",
-                                               ", ".join("`%s`" % n for n in shown)))
+            kernels = ", ".join("`%s`" % n for n in shown)
+            rows.append("- %s (kernel%s %s)" % (text, "s" if len(shown) > 1 else "", kernels))
         body = "\n".join(rows)
         return key_span, "**pass_configs switch**\n\n" + body
     if origin_texts:

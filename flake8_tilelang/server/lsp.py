@@ -351,7 +351,8 @@ def create_server() -> TilelangServer:
             root = params.root_path
         if root and os.path.isdir(root):
             ls.root = os.path.abspath(root)
-        ls.codec = logic.Codec(str(ls.workspace.position_encoding or logic.UTF16))
+        encoding = ls.workspace.position_encoding or logic.UTF16
+        ls.codec = logic.Codec(str(getattr(encoding, "value", encoding)))
         ls.provider_installed = install_source_provider(ls.buffer_text)
 
     @server.feature(types.INITIALIZED)
