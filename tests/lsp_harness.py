@@ -51,7 +51,7 @@ class Client:
                 self.apply_local(uri, edits)
             return types.ApplyWorkspaceEditResult(applied=True)
 
-    async def start(self, root, options=None, encodings=None, watch=True, fix_rule=False):
+    async def start(self, root, options=None, encodings=None, watch=True, fix_rule=False, args=()):
         """``fix_rule``: run the server with the test rule TLA098, whose
         findings carry a safe or an unsafe fix (tests/server_with_fix_rule.py)."""
         env = dict(os.environ)
@@ -60,7 +60,7 @@ class Client:
         if fix_rule:
             argv = [os.path.join(ROOT, "tests", "server_with_fix_rule.py")]
         else:
-            argv = ["-m", "flake8_tilelang", "server"]
+            argv = ["-m", "flake8_tilelang", "server"] + list(args)
         await self.lsp.start_io(sys.executable, *argv, env=env, cwd=root)
         general = types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None
         caps = types.ClientCapabilities(

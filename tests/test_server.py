@@ -263,7 +263,7 @@ def test_utf8_positions_when_the_client_offers_them(tmp_path):
         ranges = {}
         for encodings in (["utf-32", "utf-8", "utf-16"], None):
             c = Client()
-            result = await c.start(root, encodings=encodings)
+            result = await c.start(root, encodings=encodings, args=["--stdio"])  # some clients add it
             uri = c.open(os.path.join(root, "k.py"))
             (d,) = await c.diagnostics(uri, version=1)
             ranges[result.capabilities.position_encoding] = d.range.start.character

@@ -149,9 +149,12 @@ def _parser():
     files(kernels)
     selection(kernels, formats=("full", "text", "table", "json"), default_help="table")
 
-    sub.add_parser("server", help="run the language server over stdio (needs the [server] extra)",
-                   description="A language server (LSP over stdio): diagnostics as you type, hover "
-                               "docs, quick fixes. Needs pygls: pip install 'flake8-tilelang[server]'.")
+    server = sub.add_parser("server", help="run the language server over stdio (needs the [server] extra)",
+                            description="A language server (LSP over stdio): diagnostics as you type, "
+                                        "hover docs, quick fixes. Needs pygls: pip install "
+                                        "'flake8-tilelang[server]'.")
+    server.add_argument("--stdio", action="store_true",
+                        help="accepted for clients that pass it; stdio is the only transport")
     sub.add_parser("version", help="print versions")
     return top
 
