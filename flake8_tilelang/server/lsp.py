@@ -187,7 +187,7 @@ class TilelangServer(LanguageServer):
                 self.finder = SettingsFinder(namespace(self.opts, self.root), self.root)
             return self.finder.for_path(path) if path else self.finder.base
         except ConfigError as exc:
-            self._error("%s (linting with the default settings)" % exc)
+            self._error("%s (checking with the editor's settings alone)" % exc)
             if self.fallback is None:
                 # the client's options without any file, else the defaults
                 args = namespace(self.opts, self.root)
