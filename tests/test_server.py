@@ -504,3 +504,36 @@ def test_notifications_leave_no_futures_behind():
     left, output = asyncio.run(scenario())
     assert left == 0
     assert b'"version": 51' in output or b'"version":51' in output
+
+
+def test_a_shipped_rule_fix_is_offered_and_applied(tmp_path):
+    """With the rules' own fixes (the quick-start kernel misspells a switch:
+    TLA050), the quick fix is offered and "fix all" applies it through
+    workspace/applyEdit. Skipped while no shipped rule attaches edits."""
+    root = project(tmp_path, {"k.py": open(EXAMPLE, encoding="utf-8").read()})
+
+    async def scenario():
+        c = Client()
+        await c.start(root)
+        uri = c.open(os.path.join(root, "k.py"))
+        found = await c.diagnostics(uri, version=1)
+        (misspelled,) = [d for d in found if d.code == "TLA050"]
+        actions = await c.code_actions(uri, (misspelled.range.start.line, misspelled.range.start.character),
+                                       (misspelled.range.end.line, misspelled.range.end.character),
+                                       only=["quickfix"])
+        fixes = [a for a in actions or () if a.edit and not a.title.startswith("Disable ")
+                 and a.diagnostics and a.diagnostics[0].code == "TLA050"]
+        if not fixes:
+            await c.stop()
+            return None
+        await c.command("flake8-tilelang.applyAutofix", {"uri": uri})
+        after = await c.diagnostics(uri, version=c.versions[uri])
+        await c.stop()
+        return [d.code for d in after], c.texts[uri]
+
+    result = run(scenario())
+    if result is None:
+        pytest.skip("no shipped rule attaches a fix to TLA050 yet")
+    after, text = result
+    assert "TLA050" not in after and "E999" not in after and "TLA000" not in after
+    assert '"tl.ascend_auto_cv_sync"' not in text
