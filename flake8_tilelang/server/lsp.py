@@ -135,7 +135,9 @@ class _Protocol(LanguageServerProtocol):
         # fresh uuid and never removes it: one leaked future per keystroke.
         # Drop those once done (a request the server sent meanwhile stays until
         # its answer comes).
-        futures = self._request_futures
+        futures = getattr(self, "_request_futures", None)
+        if not isinstance(futures, dict):  # another pygls: nothing to tidy
+            return super()._handle_notification(method_name, params)
         before = set(futures)
         super()._handle_notification(method_name, params)
         for key in [k for k in futures if k not in before]:
