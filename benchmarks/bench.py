@@ -2,6 +2,7 @@
 
     python benchmarks/bench.py                       # synthetic corpus, 5 pairs
     python benchmarks/bench.py --pairs 7 --real PATH # also a real tree (e.g. a tilelang-ascend checkout)
+    python benchmarks/bench.py --server-only         # only the language server (needs pygls)
 
 The baseline is the same flake8 command without the plugin: flake8 runs every
 installed plugin whatever ``--select`` says, so users of other codes pay for
@@ -230,6 +231,134 @@ def cli_line(label: str, path: str, pairs: int) -> list:
     return lines
 
 
+class _Lsp:
+    """A minimal synchronous LSP client over the server's stdio (no library
+    between the clock and the pipe)."""
+
+    def __init__(self, cwd: str):
+        self.t0 = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-m", "flake8_tilelang", "server"], cwd=cwd, env=ENV,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+
+    def send(self, method: str, params, request: bool = False):
+        import json
+
+        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            msg["id"] = self.next_id
+        body = json.dumps(msg).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+        return msg.get("id")
+
+    def read(self) -> dict:
+        import json
+
+        length = 0
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the server exited")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, _, value = line.decode("ascii").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        return json.loads(self.proc.stdout.read(length))
+
+    def until(self, pred) -> dict:
+        while True:
+            msg = self.read()
+            if pred(msg):
+                return msg
+
+    def cpu_seconds(self) -> float:
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_kib(self) -> int:
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def close(self) -> None:
+        rid = self.send("shutdown", None, request=True)
+        self.until(lambda m: m.get("id") == rid)
+        self.send("exit", None)
+        self.proc.wait(timeout=30)
+
+
+def server_lines(edits: int = 1000, starts: int = 5) -> list:
+    """The language server: start (spawn to the initialize answer), change
+    to published diagnostics in a warm server (median over ``edits`` full-text
+    changes of a typical kernel file, debounce included), and resident memory
+    over those edits."""
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        return ["%-44s (pygls not installed: pip install '.[server]')" % "language server"]
+    path = os.path.join(ROOT, "fixtures", "example", "quickstart_gemm_exp.py")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    uri = "file://" + path
+    init = {"processId": os.getpid(), "rootUri": "file://" + ROOT, "capabilities": {}}
+    start, start_cpu = [], []
+    for _ in range(starts):
+        c = _Lsp(ROOT)
+        rid = c.send("initialize", init, request=True)
+        c.until(lambda m: m.get("id") == rid)
+        start.append(time.perf_counter() - c.t0)
+        start_cpu.append(c.cpu_seconds())
+        c.close()
+    c = _Lsp(ROOT)
+    rid = c.send("initialize", init, request=True)
+    c.until(lambda m: m.get("id") == rid)
+    c.send("initialized", {})
+    c.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                     "text": text}})
+    lines = text.split("\n")
+    at = next(i for i, line in enumerate(lines) if "T.barrier_all()" in line)
+
+    def published(version):
+        return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == uri and m["params"].get("version") == version)
+
+    c.until(published(1))
+    latency, rss = [], {}
+    version = 1
+    for i in range(edits + 50):
+        version += 1
+        edited = list(lines)
+        edited[at] = lines[at] + "  # edit %d" % i  # a keystroke's worth of change; same findings
+        c.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                          "contentChanges": [{"text": "\n".join(edited)}]})
+        t0 = time.perf_counter()
+        found = c.until(published(version))
+        if i >= 50:  # warm-up first
+            latency.append(time.perf_counter() - t0)
+        assert len(found["params"]["diagnostics"]) == 5
+        if i - 50 + 1 in (100, edits // 2, edits):
+            rss[i - 50 + 1] = c.rss_kib()
+    c.close()
+    nlines = len(lines)
+    return [
+        "%-44s %6.0f ms wall (min %.0f, max %.0f), %.0f ms CPU" % (
+            "language server start, to the initialize answer", statistics.median(start) * 1000,
+            min(start) * 1000, max(start) * 1000, statistics.median(start_cpu) * 1000),
+        "%-44s %6.1f ms median (p90 %.1f) over %d edits, %d-line kernel" % (
+            "change -> published diagnostics (warm)", statistics.median(latency) * 1000,
+            sorted(latency)[int(len(latency) * 0.9)] * 1000, len(latency), nlines),
+        "%-44s %.1f MiB after 100 edits, %.1f after %d, %.1f after %d" % (
+            "server memory (RSS)", rss[100] / 1024.0, rss[edits // 2] / 1024.0, edits // 2,
+            rss[edits] / 1024.0, edits),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=5)
@@ -237,7 +366,13 @@ def main() -> None:
     parser.add_argument("--plain", type=int, default=300)
     parser.add_argument("--real", action="append", default=[], help="another tree to measure")
     parser.add_argument("--big", help="the largest real file (default: a synthetic 5,000-line one)")
+    parser.add_argument("--server-only", action="store_true", help="only the language server numbers")
+    parser.add_argument("--edits", type=int, default=1000, help="edits sent to the language server")
     opts = parser.parse_args()
+    if opts.server_only:
+        for line in server_lines(opts.edits):
+            print(line)
+        return
     if opts.pairs < 5:
         parser.error("at least 5 pairs")
     work = tempfile.mkdtemp(prefix="tla-bench-")
@@ -282,6 +417,8 @@ def main() -> None:
             for line in cli_line("flake8-tilelang check vs flake8, %s" % os.path.basename(path.rstrip("/")),
                                  path, opts.pairs):
                 print(line)
+        for line in server_lines(opts.edits):
+            print(line)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

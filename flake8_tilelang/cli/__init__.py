@@ -5,6 +5,7 @@
     flake8-tilelang rules                 every code, its severity and default state
     flake8-tilelang config                the effective settings
     flake8-tilelang kernels [PATH ...]    inventory of kernels and their modes
+    flake8-tilelang server                language server (LSP over stdio)
     flake8-tilelang version
 
 Exit codes: 0 nothing to report (at or above ``--fail-on``), 1 diagnostics,
@@ -192,6 +193,12 @@ def _parser():
     migrate.add_argument("--config", metavar="PYPROJECT", help=argparse.SUPPRESS)
     migrate.add_argument("--isolated", action="store_true", help=argparse.SUPPRESS)
 
+    server = sub.add_parser("server", help="run the language server over stdio (needs the [server] extra)",
+                            description="A language server (LSP over stdio): diagnostics as you type, "
+                                        "hover docs, quick fixes. Needs pygls: pip install "
+                                        "'flake8-tilelang[server]'.")
+    server.add_argument("--stdio", action="store_true",
+                        help="accepted for clients that pass it; stdio is the only transport")
     sub.add_parser("version", help="print versions")
     return top
 
@@ -261,6 +268,10 @@ def _main(argv: List[str]) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "server":
+        from ..server import main as serve
+
+        return serve()
     from . import commands
 
     commands._PIPE_CLOSED = False

@@ -1,0 +1,285 @@
+"""What the language server computes, without any LSP library: positions in
+the negotiated encoding, the edits of fixes and ``# noqa`` actions, and the
+hover texts. Plain tuples in and out, so the unit tests need no server.
+
+Positions here are LSP's: (0-based line, column in the negotiated unit:
+UTF-8 bytes or UTF-16 code units). The checker's own positions are (1-based
+line, 0-based UTF-8 byte column); ``Codec`` converts between the two through
+``SourceFile``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from .. import suppress
+from ..diagnostic import SAFE, UNSAFE, Edit, Fix
+from ..source import SourceFile
+
+UTF8 = "utf-8"
+UTF16 = "utf-16"
+
+LspPos = Tuple[int, int]
+# (start, end, new text) in LSP positions
+TextEdit = Tuple[LspPos, LspPos, str]
+
+SEVERITY = {"error": 1, "warning": 2, "info": 3}  # DiagnosticSeverity: Error, Warning, Information
+
+# findings a line comment cannot silence (flake8 reports E902/E999 itself;
+# TLA000 and the comment codes are reported outside the noqa logic)
+UNSILENCEABLE = frozenset({"E902", "E999", "TLA000", suppress.MALFORMED_NOQA, suppress.UNUSED_NOQA})
+
+
+def choose_encoding(offered: Optional[Iterable[str]]) -> str:
+    """UTF-8 when the client offers it (no conversion at all: the checker's
+    columns are UTF-8 bytes), else UTF-16, which every client must support."""
+    return UTF8 if offered and UTF8 in list(offered) else UTF16
+
+
+class Codec:
+    """Converts the checker's (line, byte column) to LSP positions and back."""
+
+    def __init__(self, encoding: str = UTF16):
+        self.encoding = encoding
+
+    def to_lsp(self, src: SourceFile, line: int, byte_col: int) -> LspPos:
+        if line < 1:
+            return (0, 0)
+        if line > len(src.lines):
+            return (len(src.lines), 0)
+        byte_col = max(0, min(byte_col, len(src.line_text(line).encode("utf-8", "surrogatepass"))))
+        if self.encoding == UTF8:
+            return (line - 1, byte_col)
+        return (line - 1, src.utf16_col(line, byte_col))
+
+    def from_lsp(self, src: SourceFile, pos: LspPos) -> Tuple[int, int]:
+        line = pos[0] + 1
+        if self.encoding == UTF8:
+            return (line, max(0, min(pos[1], len(src.line_text(line).encode("utf-8", "surrogatepass")))))
+        return (line, src.byte_col_from_utf16(line, max(0, pos[1])))
+
+    def finding_range(self, src: SourceFile, f) -> Tuple[LspPos, LspPos]:
+        start = self.to_lsp(src, f.line, f.col)
+        end = self.to_lsp(src, f.end_line, f.end_col)
+        if end < start:
+            end = start
+        return start, end
+
+
+def contains(rng: Tuple[LspPos, LspPos], pos: LspPos) -> bool:
+    start, end = rng
+    return start <= pos <= end
+
+
+def overlaps(a: Tuple[LspPos, LspPos], b: Tuple[LspPos, LspPos]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+# -- fixes ---------------------------------------------------------------------
+
+def applicable(fix: Optional[Fix], unsafe_fixes: bool) -> bool:
+    """Whether a fix is offered: safe ones always, unsafe ones only when the
+    client enables them, display-only ones never."""
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability == SAFE or (unsafe_fixes and fix.applicability == UNSAFE)
+
+
+def fix_changes(fixes: Sequence[Fix], own_path: str, load: Callable[[str], Optional[SourceFile]],
+                codec: Codec) -> Dict[str, List[TextEdit]]:
+    """{path: [TextEdit, ...]} for ``fixes`` applied together: a fix whose
+    edits overlap an edit already taken is left out (apply the rest, lint
+    again, fix again), like ``check --fix`` does in one pass. ``load(path)``
+    gives the current text of a file (an open buffer or the disk)."""
+    taken: Dict[str, List[Tuple[Tuple[int, int], Tuple[int, int]]]] = {}
+    out: Dict[str, List[TextEdit]] = {}
+    sources: Dict[str, Optional[SourceFile]] = {}
+    for fix in fixes:
+        edits = [(os.path.abspath(e.path) if e.path else own_path, e) for e in fix.edits]
+        if any(_clashes(taken.get(p, ()), e) for p, e in edits):
+            continue
+        converted = []
+        for path, e in edits:
+            if path not in sources:
+                sources[path] = load(path)
+            src = sources[path]
+            if src is None:
+                break
+            converted.append((path, (codec.to_lsp(src, *e.start), codec.to_lsp(src, *e.end), e.text)))
+        else:
+            for (path, e), (_, edit) in zip(edits, converted):
+                taken.setdefault(path, []).append((e.start, e.end))
+                out.setdefault(path, []).append(edit)
+    for edits in out.values():
+        edits.sort(key=lambda t: (t[0], t[1]))
+    return out
+
+
+def _clashes(spans, edit: Edit) -> bool:
+    for start, end in spans:
+        if edit.start < end and start < edit.end:
+            return True
+        if edit.start == edit.end == start == end:  # two insertions at one place
+            return True
+    return False
+
+
+def fix_all(findings: Sequence, unsafe_fixes: bool = False) -> List[Fix]:
+    """The fixes "fix all" applies: safe ones (and unsafe ones when enabled),
+    in the order of the file."""
+    return [f.fix for f in findings if applicable(f.fix, unsafe_fixes)]
+
+
+# -- "disable TLAxxx for this line" -------------------------------------------
+
+def noqa_edit(src: SourceFile, finding) -> Optional[Tuple[int, int, int, str]]:
+    """(line, start byte col, end byte col, text) that makes flake8 (and the
+    command line) silence ``finding``: its code merged into the ``# noqa:``
+    flake8 already reads for that statement, or ``  # noqa: CODE`` appended
+    to ``Finding.noqa_row``. None when nothing can or needs to be done (a
+    blanket ``# noqa`` already covers it, codes no comment can silence)."""
+    code = finding.code
+    if code in UNSILENCEABLE or not finding.noqa_row:
+        return None
+    index = suppress.NoqaIndex(src.lines)
+    found = index.noqa_for(finding.line)
+    if found is not None:
+        if found.codes is None or found.suppresses(code):
+            return None
+        text = src.line_text(found.line)
+        m = suppress.NOQA_INLINE_REGEX.search(text, found.col)
+        if m is None or m.group("codes") is None:
+            return None
+        end = m.end("codes")
+        codes = m.group("codes")
+        stripped = codes.rstrip(", \t")
+        at = m.start("codes") + len(stripped)
+        col = len(text[:at].encode("utf-8", "surrogatepass"))
+        end_col = len(text[:end].encode("utf-8", "surrogatepass"))
+        return (found.line, col, end_col, ", " + code + codes[len(stripped):])
+    row = finding.noqa_row
+    text = src.line_text(row)
+    stripped = text.rstrip()
+    col = len(stripped.encode("utf-8", "surrogatepass"))
+    end_col = len(text.encode("utf-8", "surrogatepass"))
+    return (row, col, end_col, ("  " if stripped else "") + "# noqa: " + code)
+
+
+# -- hover ----------------------------------------------------------------------
+
+_NOQA_COMMENT = re.compile(r"#\s*(?:flake8(?:[-_]tilelang)?\s*[:=]\s*)?noqa\b", re.I)
+_CODE = re.compile(r"[A-Za-z]+[0-9]+")
+
+
+def noqa_code_at(line_text: str, char: int, known: Sequence[str]) -> Optional[Tuple[int, int, List[str]]]:
+    """The code (or code prefix) under character ``char`` of a ``# noqa``
+    comment: (start char, end char, the known codes it names)."""
+    m = _NOQA_COMMENT.search(line_text)
+    if m is None:
+        return None
+    for token in _CODE.finditer(line_text, m.end()):
+        if token.start() <= char <= token.end():
+            word = token.group(0).upper()
+            codes = [c for c in known if c == word] or [c for c in known if c.startswith(word)]
+            if not codes:
+                return None
+            return token.start(), token.end(), codes
+    return None
+
+
+def rule_docs(codes: Sequence[str], limit: int = 6) -> str:
+    """Markdown documentation of ``codes`` (a prefix may name many: the
+    first ``limit`` in full, the rest by name)."""
+    from ..settings import known_rules
+
+    rules = {r.code: r for r in known_rules()}
+    shown = [rules[c] for c in codes if c in rules]
+    parts = [r.docs().strip() for r in shown[:limit]]
+    rest = shown[limit:]
+    if rest:
+        parts.append("Also: " + ", ".join("%s %s" % (r.code, r.name) for r in rest))
+    return "\n\n---\n\n".join(parts)
+
+
+def diagnostic_hover(findings: Sequence, docs_for: Callable[[str], str]) -> str:
+    """The finding, its advice, and its rule's documentation, per finding."""
+    parts = []
+    for f in findings:
+        head = "**%s** (%s): %s" % (f.code, f.severity, f.message)
+        if f.advice:
+            head += "\n\n*%s*" % f.advice
+        docs = docs_for(f.code)
+        parts.append(head + ("\n\n" + docs if docs else ""))
+    return "\n\n---\n\n".join(parts)
+
+
+def config_hover(tree, filename: str, line: int, byte_col: int) -> Optional[Tuple[Tuple[int, int, int, int], str]]:
+    """Hover text for a ``pass_configs`` switch at (line, byte col): on a key
+    of a config that reaches a kernel, where its value comes from ("set at
+    ..."); on the ``pass_configs=`` argument (or decorator, or PassContext)
+    of a compile site, the state of every Ascend switch and where it is set.
+    Returns ((line, col, end line, end col), markdown) or None. Uses only the
+    model's public attributes and never raises (a hover is not worth an
+    error)."""
+    try:
+        return _config_hover(tree, filename, line, byte_col)
+    except Exception:  # noqa: B902 - the model is being rewritten; a hover must never fail
+        return None
+
+
+def _span(node) -> Optional[Tuple[int, int, int, int]]:
+    try:
+        return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+    except AttributeError:
+        return None
+
+
+def _inside(span, line: int, col: int) -> bool:
+    return span is not None and (span[0], span[1]) <= (line, col) <= (span[2], span[3])
+
+
+def _config_hover(tree, filename, line, byte_col):
+    from .. import constants as C
+    from ..model import build_model
+
+    model = build_model(tree, filename)
+    here = os.path.abspath(filename)
+    import ast
+
+    # `pass_configs=CFG`: the keyword's name shows the same as its value
+    keyword_of = {id(k.value): k for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg}
+    key_texts: Dict[str, List[str]] = {}
+    key_span = None
+    origin_texts: List[str] = []
+    origin_span = None
+    seen = set()
+    for kernel in getattr(model, "kernels", ()):
+        name = getattr(kernel, "display_name", None) or getattr(kernel, "name", "kernel")
+        for config in getattr(kernel, "configs", ()):
+            for key, entry in getattr(config, "entries", {}).items():
+                if os.path.abspath(getattr(entry, "filename", "") or filename) != here:
+                    continue
+                span = _span(getattr(entry, "node", None))
+                if _inside(span, line, byte_col):
+                    key_span = span
+                    key_texts.setdefault(config.describe(key), []).append(name)
+            origin = getattr(config, "origin", None)
+            span = _span(keyword_of.get(id(origin), origin))
+            if _inside(span, line, byte_col) and (id(config), name) not in seen:
+                seen.add((id(config), name))
+                if origin_span is None or (span[0], span[1]) >= (origin_span[0], origin_span[1]):
+                    origin_span = span
+                lines = ["- %s" % config.describe(key) for key in C.SWITCHES]
+                origin_texts.append("**pass_configs of `%s`**\n\n%s" % (name, "\n".join(lines)))
+    if key_texts:
+        rows = []
+        for text, names in key_texts.items():
+            shown = list(dict.fromkeys(names))
+            kernels = ", ".join("`%s`" % n for n in shown)
+            rows.append("- %s (kernel%s %s)" % (text, "s" if len(shown) > 1 else "", kernels))
+        body = "\n".join(rows)
+        return key_span, "**pass_configs switch**\n\n" + body
+    if origin_texts:
+        return origin_span, "\n\n".join(dict.fromkeys(origin_texts))
+    return None

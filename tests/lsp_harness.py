@@ -1,0 +1,180 @@
+"""A real LSP client (pygls') driving ``flake8-tilelang server`` over stdio."""
+import asyncio
+import os
+import sys
+
+from lsprotocol import types
+from pygls.lsp.client import BaseLanguageClient
+from pygls.uris import from_fs_path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMEOUT = 60  # generous: the machine is shared; no test measures time
+
+
+class Client:
+    """Starts the server, records what it publishes and answers its requests
+    (``workspace/applyEdit`` is applied to the client's own copy of the
+    document, then sent back as a change, like an editor does)."""
+
+    def __init__(self):
+        self.lsp = BaseLanguageClient("tla-test-client", "0")
+        self.published = {}  # uri -> [PublishDiagnosticsParams, ...]
+        self.texts = {}  # uri -> text the client holds
+        self.versions = {}
+        self.applied = []
+        self.messages = []
+        self.registrations = []
+        self._changed = asyncio.Event()
+
+        @self.lsp.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams):
+            self.published.setdefault(params.uri, []).append(params)
+            self._changed.set()
+
+        @self.lsp.feature(types.WINDOW_SHOW_MESSAGE)
+        def on_message(params):
+            self.messages.append(params.message)
+
+        @self.lsp.feature(types.WINDOW_LOG_MESSAGE)
+        def on_log(params):
+            pass
+
+        @self.lsp.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def on_register(params: types.RegistrationParams):
+            self.registrations.extend(r.method for r in params.registrations)
+            return None
+
+        @self.lsp.feature(types.WORKSPACE_APPLY_EDIT)
+        def on_apply(params: types.ApplyWorkspaceEditParams):
+            self.applied.append(params.edit)
+            for uri, edits in (params.edit.changes or {}).items():
+                self.apply_local(uri, edits)
+            return types.ApplyWorkspaceEditResult(applied=True)
+
+    async def start(self, root, options=None, encodings=None, watch=True, fix_rule=False, args=()):
+        """``fix_rule``: run the server with the test rule TLA098, whose
+        findings carry a safe or an unsafe fix (tests/server_with_fix_rule.py)."""
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+        env.pop("FLAKE8_TILELANG_STRICT", None)  # an editor never runs in strict mode
+        if fix_rule:
+            argv = [os.path.join(ROOT, "tests", "server_with_fix_rule.py")]
+        else:
+            argv = ["-m", "flake8_tilelang", "server"] + list(args)
+        await self.lsp.start_io(sys.executable, *argv, env=env, cwd=root)
+        general = types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None
+        caps = types.ClientCapabilities(
+            general=general,
+            workspace=types.WorkspaceClientCapabilities(
+                apply_edit=True,
+                did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
+                    dynamic_registration=watch)),
+            text_document=types.TextDocumentClientCapabilities(
+                hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+        result = await asyncio.wait_for(self.lsp.initialize_async(types.InitializeParams(
+            capabilities=caps, root_uri=from_fs_path(root), process_id=os.getpid(),
+            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(root), name="root")],
+            initialization_options=options)), TIMEOUT)
+        self.lsp.initialized(types.InitializedParams())
+        return result
+
+    async def stop(self):
+        await asyncio.wait_for(self.lsp.shutdown_async(None), TIMEOUT)
+        self.lsp.exit(None)
+        await asyncio.wait_for(self.lsp.stop(), TIMEOUT)
+        return self.lsp._server.returncode
+
+    # -- documents -----------------------------------------------------------
+    def open(self, path, text=None):
+        uri = from_fs_path(path)
+        if text is None:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        self.texts[uri] = text
+        self.versions[uri] = 1
+        self.lsp.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        return uri
+
+    def change(self, uri, text):
+        """A whole-document change (what a client without incremental sync sends)."""
+        self.texts[uri] = text
+        self.versions[uri] += 1
+        self.lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        return self.versions[uri]
+
+    def edit(self, uri, start, end, text):
+        """An incremental change (what editors send): replace the range
+        ``start``..``end`` (LSP (line, UTF-16 column)) with ``text``."""
+        rng = types.Range(start=types.Position(*start), end=types.Position(*end))
+        self._apply_text(uri, [types.TextEdit(range=rng, new_text=text)])
+        self.versions[uri] += 1
+        self.lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[types.TextDocumentContentChangePartial(range=rng, text=text)]))
+        return self.versions[uri]
+
+    def apply_local(self, uri, edits):
+        """Apply LSP TextEdits to the client's copy and send the whole text."""
+        self._apply_text(uri, edits)
+        return self.change(uri, self.texts[uri])
+
+    def _apply_text(self, uri, edits):
+        lines = self.texts[uri].split("\n")
+
+        def offset(pos):
+            before = sum(len(text) + 1 for text in lines[:pos.line])
+            line = lines[pos.line] if pos.line < len(lines) else ""
+            units = line.encode("utf-16-le")[:2 * pos.character].decode("utf-16-le")
+            return before + len(units)
+
+        text = self.texts[uri]
+        for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+            text = text[:offset(e.range.start)] + e.new_text + text[offset(e.range.end):]
+        self.texts[uri] = text
+
+    async def diagnostics(self, uri, version=None, where=None, since=0):
+        """The first publication for ``uri`` (at ``version``, or matching
+        ``where(diagnostics)``) not seen before this call's condition held."""
+        async def wait():
+            while True:
+                for params in self.published.get(uri, [])[since:]:
+                    if version is not None and params.version != version:
+                        continue
+                    if where is not None and not where(params.diagnostics):
+                        continue
+                    return list(params.diagnostics)
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(wait(), TIMEOUT)
+
+    @staticmethod
+    def lsp_uri(path):
+        return from_fs_path(path)
+
+    def seen(self, uri):
+        """How many publications for ``uri`` so far (``since`` for the next wait)."""
+        return len(self.published.get(uri, []))
+
+    async def hover(self, uri, line, character):
+        return await asyncio.wait_for(self.lsp.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character))), TIMEOUT)
+
+    async def code_actions(self, uri, start, end, only=None, diagnostics=()):
+        return await asyncio.wait_for(self.lsp.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(*start), end=types.Position(*end)),
+            context=types.CodeActionContext(diagnostics=list(diagnostics), only=only))), TIMEOUT)
+
+    async def command(self, name, *arguments):
+        return await asyncio.wait_for(self.lsp.workspace_execute_command_async(types.ExecuteCommandParams(
+            command=name, arguments=list(arguments))), TIMEOUT)
+
+
+def run(coro):
+    return asyncio.run(coro)

@@ -1,0 +1,31 @@
+"""Test launcher: the real language server plus one extra rule whose
+findings carry fixes (no shipped rule attaches edits yet). TLA098 reports
+every ``T.barrier_all()`` with a safe fix (replace it by ``T.pipe_barrier("all")``
+-- only for the test) and every ``T.sync_all()`` with an unsafe fix."""
+import sys
+
+from flake8_tilelang.registry import REGISTRY, WARNING, Edit, Fix, Rule, all_rules, report
+
+
+def _check(model):
+    for use in model.all_uses:
+        call = use.call
+        start = (call.lineno, call.col_offset)
+        end = (call.end_lineno, call.end_col_offset)
+        if use.prim == "barrier_all":
+            yield report(call, "test finding with a safe fix",
+                         fix=Fix("Use a pipe barrier", [Edit(start, end, 'T.pipe_barrier("all")')], "safe"))
+        elif use.prim == "sync_all":
+            yield report(call, "test finding with an unsafe fix",
+                         fix=Fix("Drop the sync", [Edit(start, end, "pass")], "unsafe"))
+
+
+all_rules()
+REGISTRY.add(Rule(code="TLA098", name="test-fixable", severity=WARNING, confidence="high",
+                  summary="test only", what="test", why="test", fix="test",
+                  known_false_positives="none", references="none", check=_check))
+
+if __name__ == "__main__":
+    from flake8_tilelang.server import main
+
+    sys.exit(main())
