@@ -190,8 +190,14 @@ def unwrap_with(with_stmt: ast.With) -> Optional[List[Edit]]:
         return None
     extra = len(inner) - len(outer)
     edits = [Edit((head_line, 0), (colon_line + 1, 0), outer + comment + "\n" if comment else "")]
-    strings = ctx.string_lines()
     last = with_stmt.body[-1].end_lineno or with_stmt.body[-1].lineno
+    # only a triple quote or a backslash at a line's end can make a string span lines:
+    # tokenize the file (the costly part, also for the flake8 plugin) only then
+    region = [ctx.line(n) for n in range(colon_line + 1, last + 1)]
+    if any('"""' in t or "'''" in t or t.rstrip("\r\n").endswith("\\") for t in region):
+        strings = ctx.string_lines()
+    else:
+        strings = set()
     for n in range(colon_line + 1, last + 1):
         if n in strings:
             continue
