@@ -82,8 +82,10 @@ def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
                 "`PassConfigKey.%s` does not exist: compiling fails with AttributeError%s" % (name, hint),
                 ERROR,
             )
-        elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
-            near = _close(key, _RAW_KEYS, n=1)
+        elif (key.startswith("tl.") or key.upper() in C.PASS_CONFIG_ENUM) and key not in C.KNOWN_KEYS:
+            # an enum member's name written as a raw string is not a key either
+            near = [C.PASS_CONFIG_ENUM[key.upper()]] if key.upper() in C.PASS_CONFIG_ENUM \
+                else _close(key, _RAW_KEYS, n=1)
             hint = "; did you mean \"%s\"?" % near[0] if near else ""
             yield Diagnostic(
                 "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
