@@ -458,3 +458,23 @@ def f(M):
 """ % body
     found = [d for d in lint(src) if d.code == "TLA001"]
     assert found and {d.severity for d in found} == {severity}
+
+
+def test_prim_func_a_jit_factory_does_not_return_is_not_a_kernel():
+    src = HEADER + """
+@tilelang.jit(out_idx=[-1])
+def f(M, N):
+    @T.prim_func
+    def debug_copy(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(M, is_npu=True) as cid:
+            T.barrier_all()
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(M, is_npu=True) as (cid, vid):
+            T.barrier_all()
+
+    return main
+"""
+    assert [k.name for k in model(src).kernels] == ["main"]
+    assert codes(src) == []

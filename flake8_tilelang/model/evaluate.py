@@ -36,7 +36,7 @@ from .nodes import Function, Scope
 
 UNKNOWN: object  # set from resolve at import (one sentinel for the model)
 
-MAX_STEPS = 6000  # statements + calls per module
+MAX_STEPS = 10000  # statements + calls per module
 MAX_DEPTH = 10  # nested calls
 MAX_UNROLL = 64  # loop iterations / comprehension items
 MAX_LEN = 256  # container and string sizes built by arithmetic
@@ -175,10 +175,11 @@ class PassDecoV:
 class JitV:
     """A jitted factory (what ``@tilelang.jit`` makes of a function)."""
 
-    __slots__ = ("factory",)
+    __slots__ = ("factory", "event")
 
-    def __init__(self, factory):
+    def __init__(self, factory, event=None):
         self.factory = factory
+        self.event = event  # the compile site it records kernels for
 
 
 class KernelV:
@@ -218,7 +219,7 @@ class Frame:
 class Event:
     """A compile site reached during evaluation."""
 
-    __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin")
+    __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin", "called")
 
     def __init__(self, kind: str, node: ast.AST, config, kernels, function, label: str, origin):
         self.kind = kind  # "jit", "jit-call", "compile"
@@ -228,6 +229,8 @@ class Event:
         self.function = function  # the factory Function (jit)
         self.label = label
         self.origin = origin  # the pass_configs expression, or the site
+        # kernels the jitted factory returned where the module calls it with its arguments
+        self.called: list = []
 
 
 _BUILTINS = frozenset({
@@ -304,7 +307,8 @@ def join(a, b):
             entries[key] = (value,) + tuple(src[1:])
         return DictV(min(a.token, b.token), entries, a.complete and b.complete)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
-        return type(a)(join(x, y) for x, y in zip(a, b))
+        items = [join(x, y) for x, y in zip(a, b)]
+        return tuple(items) if isinstance(a, tuple) else _mklist(items, min(a.token, b.token))
     ka, kb = _kernels_of(a), _kernels_of(b)
     if ka is not None and kb is not None:
         items = tuple(dict.fromkeys(ka + kb))
@@ -355,6 +359,7 @@ class Evaluator:
         self.quiet = False
         self.cyclic = False  # imports a module that (indirectly) imports it back
         self.phase = "module"
+        self._locals: Dict[int, set] = {}
 
     # -- driver ------------------------------------------------------------
     def run(self) -> "Evaluator":
@@ -377,9 +382,9 @@ class Evaluator:
                     event.config = self.to_config(event.config)
             self.sweep()
             self.settle_factories()
-        except _Budget:
+        except (_Budget, RecursionError):
             self.exhausted = True
-        except RecursionError:
+        except Exception:  # a form this evaluator mishandles: the model's static answers stand
             self.exhausted = True
         self._running = False
         self._done = True
@@ -388,6 +393,8 @@ class Evaluator:
                 event.config = self.to_config(event.config)
             if isinstance(event.kernels, tuple):
                 event.kernels = UNKNOWN
+            if event.called and isinstance(event.kernels, list):
+                event.kernels = list(dict.fromkeys(event.called + event.kernels))
         return self
 
     def settle_factories(self) -> None:
@@ -560,6 +567,8 @@ class Evaluator:
 
     def for_(self, node, frame: Frame) -> None:
         items = self.iterate(self.expr(node.iter, frame))
+        if items is not None and len(items) > 8 and all(type(i) is int for i in items):
+            items = None  # a numeric loop (test data, shapes): once, as if any iteration
         if items is None:
             self.assign(node.target, UNKNOWN, frame)
             self.uncertain([node.body, []], frame)
@@ -1193,6 +1202,16 @@ class Evaluator:
             if len(args) == 1 and not kwargs:
                 return self.jit(args[0], func.kwargs, func.unknown_kwargs, node, "jit-call")
             return UNKNOWN
+        if isinstance(func, JitV):
+            # calling a jitted factory compiles what it returns for these arguments
+            event = func.event
+            if event is not None and isinstance(func.factory, (FuncV, BoundV)) and not self.quiet \
+                    and len(event.called) < 8:
+                result = self.call_value(func.factory, args, kwargs, node, frame)
+                found = _kernels_of(result)
+                if found is not None:
+                    event.called.extend(found)
+            return UNKNOWN
         if isinstance(func, PassDecoV):
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
         if isinstance(func, ClassV):
@@ -1212,8 +1231,11 @@ class Evaluator:
             return UNKNOWN
         self.tick()
         self.executed.add(id(fn))
-        locals_ = set(fn.params) | set(fn.assigns) | set(fn.functions) | set(fn.classes) | set(fn.imports)
-        locals_ -= fn.globals
+        locals_ = self._locals.get(id(fn))
+        if locals_ is None:
+            locals_ = set(fn.params) | set(fn.assigns) | set(fn.functions) | set(fn.classes) | set(fn.imports)
+            locals_ -= fn.globals
+            self._locals[id(fn)] = locals_
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, locals_)
         frame.globals = set(fn.globals)
@@ -1455,13 +1477,13 @@ class Evaluator:
         all_kwargs = dict(kwargs)
         if unknown_kwargs:
             all_kwargs[_KW_UNKNOWN] = (UNKNOWN, node)
-        self.record(kind, node, all_kwargs, None, fn, label, lazy=True, factory=factory)
-        return JitV(factory)
+        event = self.record(kind, node, all_kwargs, None, fn, label, lazy=True, factory=factory)
+        return JitV(factory, event)
 
     def record(self, kind: str, node, kwargs, target, function, label: str, lazy: bool = False,
-               factory=None) -> None:
+               factory=None):
         if self.exhausted or self.quiet:
-            return
+            return None
         entry = kwargs.get("pass_configs")
         if entry is None:
             config = UNKNOWN if _KW_UNKNOWN in kwargs else None
@@ -1480,7 +1502,9 @@ class Evaluator:
         else:
             found = _kernels_of(self.deref(target))
             kernels = list(found) if found is not None else UNKNOWN
-        self.events.append(Event(kind, node, config, kernels, function, label, origin))
+        event = Event(kind, node, config, kernels, function, label, origin)
+        self.events.append(event)
+        return event
 
     def kernels_from_factory(self, factory):
         """The prim_funcs a jit factory returns (its arguments unknown)."""
@@ -1543,7 +1567,7 @@ class Evaluator:
         self.quiet = True  # compile sites reached from here are not recorded again
         try:
             return self.deref(self.expr(expr, frame))
-        except (_Budget, _Abrupt, RecursionError):
+        except Exception:  # _Budget, _Abrupt, RecursionError, anything unforeseen
             return UNKNOWN
         finally:
             self.token, self.steps, self.quiet = saved
@@ -1575,7 +1599,7 @@ def _mklist(items, token):
 class _ListV(list):
     __slots__ = ("token",)
 
-    def __init__(self, items, token):
+    def __init__(self, items=(), token: int = 0):
         super().__init__(items)
         self.token = token
 

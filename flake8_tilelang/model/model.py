@@ -324,7 +324,8 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             for launch in fn.launches:
                 _resolve_launch(launch, fn, resolver)
     sites: List[Site] = []
-    ev = resolver.evaluator()
+    resolver.use_evaluator = bool(kernels) or bool(builder.sites)
+    ev = resolver.evaluator() if resolver.use_evaluator else None
     by_node: Dict[int, list] = {}
     compile_sites = list(builder.sites)
     if ev is not None:
@@ -336,6 +337,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
                                                  function=event.function))
             by_node.setdefault(id(event.node), []).append(event)
     signatures: Dict[int, set] = {}
+    dead: set = set()
     for site in compile_sites:
         events = by_node.get(id(site.node)) if site.kind != "lower" else None
         if not events:
@@ -363,13 +365,34 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
                     reached = []
             else:
                 reached = [(kv.fn, kv.closure) for kv in event.kernels]
+                if event.function is not None:
+                    dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
             _attach(info, reached, kernels, resolver, signatures, ev)
-    ordered = sorted(kernels.values(), key=lambda k: k.line)
+    # a prim_func a jit factory defines but (for certain) does not return is never compiled
+    ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
+                     key=lambda k: k.line)
     refs = [(node, name) for node, name, _ in builder.config_key_refs]
     all_uses = list(builder.module.uses)
     for fn in builder.functions:
         all_uses.extend(fn.uses)
     return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
+
+
+def _unreturned(factory: Function, returned: set) -> set:
+    """ids of the prim_funcs defined directly in a factory (not in a nested
+    factory of its own) that it does not return."""
+    out = set()
+    stack = list(factory.children)
+    while stack:
+        child = stack.pop()
+        if child.jit is not None:
+            continue
+        if child.is_prim_func:
+            if id(child) not in returned:
+                out.add(id(child))
+        else:
+            stack.extend(child.children)
+    return out
 
 
 def _event_config(event, filename: str) -> PassConfig:
@@ -411,9 +434,13 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
         if sig in seen or len(seen) >= 32:
             continue
         seen.add(sig)
-        kernel.configs.append(config)
-        if settled is not None:
-            kernel._by_config[id(config)] = settled
+        if settled is None:
+            kernel.configs.append(config)
+        else:
+            # one config object per way the site compiles the kernel (its own settled uses)
+            own = config.with_origin(config.origin, config.origin_desc, config.filename)  # type: ignore[arg-type]
+            kernel.configs.append(own)
+            kernel._by_config[id(own)] = settled
 
 
 def _config_signature(config: PassConfig) -> tuple:
@@ -586,8 +613,10 @@ def _unbound_vid_reads(fn: Function, launch: Launch) -> List[ast.Name]:
     """Reads of ``vid`` inside ``launch`` where nothing in the prim_func has
     bound it yet (in statement order: a read before the loop that binds it, a
     read after a comprehension whose variable it was)."""
-    if "vid" not in fn.loaded:
-        return []
+    if launch.threads_count is None or "vid" not in fn.loaded:
+        return []  # only a Developer launch (threads=1/2) leaves `vid` unbound
+    if "vid" not in fn.bound:
+        return [node for node, owner in fn.vid_loads if owner is launch]
     reads: List[ast.Name] = []
     _VidWalk(launch, reads).block(fn.node.body, "vid" in fn.params, False)  # type: ignore[attr-defined]
     return reads

@@ -44,6 +44,8 @@ class Resolver:
         self._name_consts: Dict[Tuple[int, str], object] = {}
         self._calls_by_name: Optional[Dict[str, List[Tuple[ast.Call, Scope]]]] = None
         self._evaluator = None
+        # False for a file with no kernel and no compile site: nothing there needs evaluating
+        self.use_evaluator = True
 
     # -- evaluation --------------------------------------------------------
     def evaluator(self):
@@ -59,7 +61,7 @@ class Resolver:
     def module_value(self, name: str):
         """What a module-level name holds once the module has run (``UNKNOWN``
         if that cannot be told)."""
-        ev = self.evaluator()
+        ev = self.evaluator() if self.use_evaluator else None
         if ev is None:
             return None
         return ev.final(name)
