@@ -336,7 +336,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
                 compile_sites.append(CompileSite(event.kind, event.node, builder.module,
                                                  function=event.function))
             by_node.setdefault(id(event.node), []).append(event)
-    signatures: Dict[int, set] = {}
+    signatures: Dict[int, dict] = {}
     dead: set = set()
     for site in compile_sites:
         events = by_node.get(id(site.node)) if site.kind != "lower" else None
@@ -403,7 +403,7 @@ def _event_config(event, filename: str) -> PassConfig:
     return event.config.with_origin(event.origin, "pass_configs of the " + event.label, filename)
 
 
-def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver, signatures: Dict[int, set],
+def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver, signatures: Dict[int, dict],
             ev=None) -> None:
     """Tie a site's config to the kernels it reaches; each kernel keeps one
     config per distinct (config, code as compiled there)."""
@@ -427,20 +427,34 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
                 if bindings:
                     settled = [u for u in (_settle(u, resolver, bindings) for u in kernel.raw_uses)
                                if u is not None]
-        sig = (_config_signature(config),
-               None if settled is None else tuple((id(u.use.call), u.maybe, tuple(id(h.call) for h in u.via))
-                                                  for u in settled))
-        seen = signatures.setdefault(id(kernel), set())
-        if sig in seen or len(seen) >= 32:
-            continue
-        seen.add(sig)
-        if settled is None:
-            kernel.configs.append(config)
-        else:
-            # one config object per way the site compiles the kernel (its own settled uses)
-            own = config.with_origin(config.origin, config.origin_desc, config.filename)  # type: ignore[arg-type]
+        sig = _config_signature(config)
+        seen = signatures.setdefault(id(kernel), {})
+        known = seen.get(sig)
+        if known is None:
+            if len(seen) >= 32:
+                continue
+            own = config if settled is None else \
+                config.with_origin(config.origin, config.origin_desc, config.filename)  # type: ignore[arg-type]
+            seen[sig] = own
             kernel.configs.append(own)
-            kernel._by_config[id(own)] = settled
+            if settled is not None:
+                kernel._by_config[id(own)] = settled
+        else:
+            # the same config compiling the kernel another way (other arguments): a use
+            # exists under it if it exists in either; it is `maybe` only if so in both
+            kernel._by_config[id(known)] = _union(kernel.uses_for(known), kernel.uses if settled is None else settled)
+
+
+def _union(a: List[KernelUse], b: List[KernelUse]) -> List[KernelUse]:
+    if a is b:
+        return a
+    out: Dict[tuple, KernelUse] = {}
+    for u in list(a) + list(b):
+        key = (id(u.use.call), tuple(id(h.call) for h in u.via))
+        have = out.get(key)
+        if have is None or (have.maybe and not u.maybe):
+            out[key] = u
+    return list(out.values())
 
 
 def _config_signature(config: PassConfig) -> tuple:
