@@ -32,9 +32,13 @@ from typing import Dict, List, Optional, Tuple
 from .. import constants as C
 from .build import canonical_prim
 from .config import Entry, PassConfig
+from .crossmod import _STDLIB, DENY_ROOTS
 from .nodes import Function, Scope
 
+_DENY = DENY_ROOTS | _STDLIB
+
 UNKNOWN: object  # set from resolve at import (one sentinel for the model)
+_PENDING = object()
 
 MAX_STEPS = 10000  # statements + calls per module
 MAX_DEPTH = 10  # nested calls
@@ -153,6 +157,19 @@ class ImportV:
     def __init__(self, q: str, ev: "Evaluator"):
         self.q = q
         self.ev = ev
+
+
+class LazyCallV:
+    """A call of a function imported from another module, made when its value is needed."""
+
+    __slots__ = ("func", "args", "kwargs", "node", "result")
+
+    def __init__(self, func, args, kwargs, node):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.node = node
+        self.result = _PENDING
 
 
 class JitDecoV:
@@ -443,11 +460,19 @@ class Evaluator:
         return self._next_token
 
     def deref(self, value):
-        """A name imported from the user's project, followed (lazily: only
-        when its value is needed)."""
+        """A name imported from the user's project, or a call of one, followed
+        only when its value is needed (a test helper from another module is
+        never read if nothing uses what it returns)."""
+        if isinstance(value, LazyCallV):
+            if value.result is _PENDING:
+                value.result = UNKNOWN  # re-entrance guard
+                func = self.deref(value.func)
+                value.result = self.deref(self.call_value(func, value.args, value.kwargs, value.node,
+                                                          self.module_frame)) if func is not UNKNOWN else UNKNOWN
+            return value.result
         if isinstance(value, ImportV):
             value = self.resolve_import(value.q, value)
-            if isinstance(value, ImportV):
+            if isinstance(value, (ImportV, LazyCallV)):
                 return UNKNOWN
         return value
 
@@ -650,6 +675,7 @@ class Evaluator:
 
     def apply(self, deco, value, node: ast.AST, frame: Frame):
         """``@deco`` on ``value``."""
+        deco = self.deref(deco)
         if isinstance(deco, LibV):
             if deco.q == "staticmethod" and isinstance(value, FuncV):
                 return FuncV(value.fn, value.closure, value.defaults, value.ev, "static")
@@ -685,7 +711,7 @@ class Evaluator:
             frame.vars[alias.asname or alias.name] = self.import_value(module + sep + alias.name)
 
     def import_value(self, q: str):
-        if not q.startswith(".") and q.split(".")[0] in _LIBRARY_ROOTS:
+        if not q.startswith(".") and (q.split(".")[0] in _LIBRARY_ROOTS or q.split(".")[0] in _DENY):
             return LibV(q)
         return ImportV(q, self)
 
@@ -882,7 +908,7 @@ class Evaluator:
         if t is ast.Compare:
             return self.compare(node, frame)
         if t is ast.IfExp:
-            test = truth(self.expr(node.test, frame))
+            test = truth(self.deref(self.expr(node.test, frame)))
             if test is True:
                 return self.expr(node.body, frame)
             if test is False:
@@ -1085,7 +1111,9 @@ class Evaluator:
                 return value if value is not None else BadKey(attr)
             return LibV(obj.q + "." + attr)
         if isinstance(obj, ImportV):
-            return self.resolve_import(obj.q + "." + attr, obj)
+            return ImportV(obj.q + "." + attr, obj.ev)  # followed when used
+        if isinstance(obj, LazyCallV):
+            obj = self.deref(obj)
         if isinstance(obj, str):
             if attr == "value" and obj in C.KNOWN_KEYS:
                 return obj
@@ -1185,9 +1213,9 @@ class Evaluator:
         if func is UNKNOWN:
             return UNKNOWN
         if isinstance(func, ImportV):
-            func = self.resolve_import(func.q, func)
-            if isinstance(func, ImportV):
-                return UNKNOWN
+            return LazyCallV(func, args, kwargs, node)  # called when its value is needed
+        if isinstance(func, LazyCallV):
+            func = self.deref(func)
         if isinstance(func, FuncV):
             return func.ev.call_function(func, args, kwargs, node)
         if isinstance(func, BoundV):
@@ -1552,7 +1580,7 @@ class Evaluator:
     def final(self, name: str):
         if self.module_frame is None:
             return UNKNOWN
-        return self.module_frame.vars.get(name, UNKNOWN)
+        return self.deref(self.module_frame.vars.get(name, UNKNOWN))
 
     def eval_static(self, expr: ast.expr, closure=None):
         """An expression of a kernel, evaluated with the frame its prim_func

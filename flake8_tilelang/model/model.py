@@ -11,7 +11,8 @@ import ast
 import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from .build import Builder
+from .. import constants as C
+from .build import Builder, qualname
 from .config import PassConfig
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
@@ -315,6 +316,10 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     if not builder.imports_tilelang:
         return FileModel.empty(filename)
     resolver = Resolver(builder)
+    # Evaluate the module unless a static reading provably gives the same answers
+    # (the common case: one binding per name, literal configs, no module-level logic).
+    resolver.use_evaluator = False
+    resolver.use_evaluator = _needs_evaluation(builder, resolver)
     kernels: Dict[int, Kernel] = {}
     for fn in builder.functions:
         if fn.is_prim_func:
@@ -324,7 +329,6 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             for launch in fn.launches:
                 _resolve_launch(launch, fn, resolver)
     sites: List[Site] = []
-    resolver.use_evaluator = bool(kernels) or bool(builder.sites)
     ev = resolver.evaluator() if resolver.use_evaluator else None
     by_node: Dict[int, list] = {}
     compile_sites = list(builder.sites)
@@ -376,6 +380,109 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     for fn in builder.functions:
         all_uses.extend(fn.uses)
     return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
+
+
+_STATIC_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+
+
+def _needs_evaluation(builder: Builder, resolver: Resolver) -> bool:
+    """False when evaluating the module cannot change what the model knows:
+    no kernel or compile site at all, or only forms the static reading gets
+    exactly (one binding per module name, nothing mutated, no module-level
+    branch or loop, literal configs that resolve completely, every kernel
+    reached, no Python-level test in a kernel, no `**` launch keywords, no
+    decorator or module-level call the static reading does not know)."""
+    prims = [fn for fn in builder.functions if fn.is_prim_func]
+    if not prims and not builder.sites:
+        return False
+    module = builder.module
+    if module.mutated & set(module.assigns):
+        return True
+    guards = [(stmt.lineno, stmt.end_lineno or stmt.lineno) for stmt in builder.tree.body
+              if isinstance(stmt, ast.If) and _is_main_guard(stmt.test)]
+    for binds in module.assigns.values():
+        # rebinding in the `if __name__ == "__main__":` script part is read by nothing compiled
+        if len(binds) > 1 and not all(any(a <= b.line <= z for a, z in guards) for b in binds):
+            return True
+    for stmt in builder.tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)):
+            continue
+        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+            continue
+        if isinstance(stmt, ast.Try) and all(_catches_import_error_only(h) for h in stmt.handlers):
+            continue
+        return True
+    for stmt in builder.tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) and stmt.value is not None:
+            for node in ast.walk(stmt.value):
+                if isinstance(node, ast.Call) and not _static_call(node, module):
+                    return True
+    for fn in builder.functions:
+        if fn.globals:
+            return True
+        for dec in fn.node.decorator_list:  # type: ignore[attr-defined]
+            func = dec.func if isinstance(dec, ast.Call) else dec
+            if isinstance(func, ast.Name) and func.id in _STATIC_DECORATORS:
+                continue
+            if qualname(func, fn.parent) is None:  # type: ignore[arg-type]
+                return True
+    for fn in prims:
+        if fn.call_conds or any(u.conds for u in fn.uses):
+            return True
+        if any(kw.arg is None for launch in fn.launches for kw in launch.call.keywords):
+            return True
+    reached: set = set()
+    for site in builder.sites:
+        if site.kind == "lower":
+            continue
+        config = resolver.site_config(site)
+        if not config.complete or any(e.value is None and not e.raw_known for e in config.entries.values()):
+            return True
+        if site.kind == "jit":
+            found = resolver.produced(site.function)  # type: ignore[arg-type]
+            if sum(1 for fn in found if fn.parent is site.function) > 1:
+                return True
+        else:
+            found = resolver.kernels_of(site.target, site.scope, before_line=site.line)
+        if not found:
+            return True
+        reached |= {id(fn) for fn in found}
+    return any(id(fn) not in reached for fn in prims)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+
+
+def _catches_import_error_only(handler: ast.ExceptHandler) -> bool:
+    exc = handler.type
+    names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
+                               for n in names)
+
+
+_STATIC_BUILTINS = frozenset({"dict", "range", "len", "int", "str", "float", "tuple", "list", "print"})
+
+
+def _static_call(call: ast.Call, module) -> bool:
+    """A module-level call the static reading needs no evaluation for: a
+    library call (not jit/partial), a kernel builder call, a builtin."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in _STATIC_BUILTINS and func.id not in module.assigns \
+            and func.id not in module.imports and func.id not in module.functions:
+        return True
+    q = qualname(func, module)
+    if q is not None:
+        root = q.lstrip(".").split(".")[0]
+        if q.startswith(".") or root not in _STATIC_LIB_ROOTS:
+            return False  # the user's own module
+        return q not in C.JIT_NAMES and q != "functools.partial"
+    return False
+
+
+_STATIC_LIB_ROOTS = frozenset({"tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "os", "sys",
+                               "argparse", "random", "time", "logging", "pytest", "itertools"})
 
 
 def _unreturned(factory: Function, returned: set) -> set:
