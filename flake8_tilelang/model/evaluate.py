@@ -98,6 +98,15 @@ class FuncV:
         self.kind = kind  # "", "static", "class"
 
 
+class LambdaV:
+    __slots__ = ("node", "closure", "defaults")
+
+    def __init__(self, node: ast.Lambda, closure, defaults):
+        self.node = node
+        self.closure = closure
+        self.defaults = defaults
+
+
 class BoundV:
     """A method bound to its first argument (``self``/``cls``/a dict or list)."""
 
@@ -298,7 +307,7 @@ def truth(value):
         if value.entries:
             return True
         return False if value.complete else UNKNOWN
-    if isinstance(value, (FuncV, ClassV, KernelV, JitV, JitDecoV, PartialV, BadKey)):
+    if isinstance(value, (FuncV, ClassV, KernelV, JitV, JitDecoV, PartialV, BadKey, LambdaV)):
         return True
     return UNKNOWN
 
@@ -928,6 +937,12 @@ class Evaluator:
             return value
         if t in (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp):
             return self.comprehension(node, frame)
+        if t is ast.Lambda:
+            args = node.args
+            positional = list(args.posonlyargs) + list(args.args)
+            defaults = {a.arg: self.expr(d, frame)
+                        for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+            return LambdaV(node, frame, defaults)
         if t is ast.JoinedStr:
             parts = []
             for v in node.values:
@@ -1021,6 +1036,8 @@ class Evaluator:
 
     def subscript(self, obj, key):
         obj = self.deref(obj)
+        if isinstance(obj, LibV) and obj.q in C.PASS_CONFIG_KEY_CLASSES and isinstance(key, str):
+            return self.getattr_(obj, key)  # PassConfigKey["TL_ASCEND_AUTO_SYNC"]
         if isinstance(obj, DictV):
             if not _hashable(key) or key is UNKNOWN:
                 return UNKNOWN
@@ -1218,6 +1235,8 @@ class Evaluator:
             func = self.deref(func)
         if isinstance(func, FuncV):
             return func.ev.call_function(func, args, kwargs, node)
+        if isinstance(func, LambdaV):
+            return self.call_lambda(func, args, kwargs)
         if isinstance(func, BoundV):
             if isinstance(func.func, LibV):
                 return self.method(func.func.q, func.obj, args, kwargs, node)
@@ -1282,6 +1301,30 @@ class Evaluator:
         for r in frame.returns[1:]:
             result = join(result, r)
         return result
+
+    def call_lambda(self, func: "LambdaV", args: tuple, kwargs) -> object:
+        a = func.node.args
+        if a.vararg is not None or a.kwarg is not None or a.kwonlyargs or self.depth >= MAX_DEPTH:
+            return UNKNOWN
+        names = [p.arg for p in list(a.posonlyargs) + list(a.args)]
+        if len(args) > len(names) or any(x is _STAR_UNKNOWN for x in args) or _KW_UNKNOWN in kwargs:
+            return UNKNOWN
+        frame = Frame("function", func.closure, func.closure.module, None, set(names))
+        for name, value in zip(names, args):
+            frame.vars[name] = value
+        for name in names[len(args):]:
+            if name in kwargs:
+                frame.vars[name] = kwargs[name][0]
+            elif name in func.defaults:
+                frame.vars[name] = func.defaults[name]
+            else:
+                return UNKNOWN
+        self.tick()
+        self.depth += 1
+        try:
+            return self.expr(func.node.body, frame)
+        finally:
+            self.depth -= 1
 
     def bind_params(self, fn: Function, frame: Frame, defaults, args, kwargs, unknown_args: bool) -> None:
         a = fn.node.args
@@ -1459,6 +1502,17 @@ class Evaluator:
             if isinstance(obj, ClassV):
                 return True if args[1] in obj.attrs else UNKNOWN
             return UNKNOWN
+        if q == "dict.fromkeys" and 1 <= len(args) <= 2 and not kwargs:
+            seq = self.iterate(args[0])
+            if seq is None or not all(_hashable(k) and k is not UNKNOWN for k in seq):
+                return UNKNOWN
+            value = args[1] if len(args) > 1 else None
+            return DictV(self.token, {k: (value, node, None, self.filename) for k in seq})
+        if q in ("zip", "enumerate") and args and not kwargs:
+            seqs = [self.iterate(a) for a in args]
+            if any(x is None for x in seqs) or (q == "enumerate" and len(seqs) != 1):
+                return UNKNOWN
+            return tuple(enumerate(seqs[0])) if q == "enumerate" else tuple(zip(*seqs))
         if q in ("tuple", "list") and len(args) <= 1:
             if not args:
                 return () if q == "tuple" else _mklist([], self.token)
