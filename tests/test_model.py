@@ -1,5 +1,6 @@
 """Unit tests of the kernel model: imports, configs, compile sites, macros, launches."""
 import ast
+import sys
 
 import pytest
 
@@ -478,3 +479,72 @@ def f(M, N):
 """
     assert [k.name for k in model(src).kernels] == ["main"]
     assert codes(src) == []
+
+
+@pytest.mark.parametrize("expr", [
+    'DEV if os.environ.get("DEV") else {}',
+    "DEV if args.dev else {}",
+    "DEV if random.random() > 0.5 else {}",
+    "json.load(open('cfg.json'))",
+    "{**DEV, **json.load(open('cfg.json'))}",
+    "load_configs()",
+])
+def test_undecidable_configs_stay_unknown(expr):
+    src = HEADER + """
+import argparse, json, os, random
+parser = argparse.ArgumentParser()
+args = parser.parse_args()
+DEV = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+@tilelang.jit(pass_configs=%s)
+def f(M, N):""" % expr + KERNEL
+    (cfg,) = only_kernel(src).configs
+    assert cfg.state(C.AUTO_SYNC) is None
+
+
+def test_evaluation_is_bounded():
+    import time
+
+    src = HEADER + """
+def grow(n):
+    return grow(n + 1) + grow(n + 2)
+
+def spin():
+    total = 0
+    while True:
+        for i in range(1000000):
+            total += i
+    return total
+
+X = grow(0)
+Y = spin()
+CFG = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+for _ in range(10 ** 9):
+    CFG = dict(CFG)
+
+@tilelang.jit(pass_configs=CFG)
+def f(M, N):""" + KERNEL
+    t0 = time.process_time()
+    (cfg,) = only_kernel(src).configs
+    assert time.process_time() - t0 < 2.0
+    assert cfg.state(C.AUTO_SYNC) in (True, None)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="match needs Python 3.10")
+@pytest.mark.parametrize("mode, expected", [('"dev"', True), ('"expert"', False), ("os.environ['M']", None)])
+def test_match_on_a_module_constant_takes_one_case(mode, expected):
+    src = HEADER + """
+import os
+DEV = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+NONE = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+MODE = %s
+match MODE:
+    case "dev" | "developer":
+        CFG = DEV
+    case _:
+        CFG = NONE
+
+@tilelang.jit(pass_configs=CFG)
+def f(M, N):""" % mode + KERNEL
+    (cfg,) = only_kernel(src).configs
+    assert cfg.state(C.AUTO_SYNC) is expected

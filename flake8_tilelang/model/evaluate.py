@@ -39,6 +39,7 @@ _DENY = DENY_ROOTS | _STDLIB
 
 UNKNOWN: object  # set from resolve at import (one sentinel for the model)
 _PENDING = object()
+_MATCH = getattr(ast, "Match", None)  # Python 3.10+
 
 MAX_STEPS = 10000  # statements + calls per module
 MAX_DEPTH = 10  # nested calls
@@ -556,7 +557,7 @@ class Evaluator:
         elif t in (ast.Global, ast.Nonlocal):
             if t is ast.Global:
                 frame.globals.update(node.names)
-        elif t is ast.Match:
+        elif t is _MATCH:
             self.match(node, frame)
         elif t is ast.Assert:
             pass
