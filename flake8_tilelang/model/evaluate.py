@@ -34,10 +34,10 @@ from .build import canonical_prim
 from .config import Entry, PassConfig
 from .crossmod import _STDLIB, DENY_ROOTS
 from .nodes import Function, Scope
+from .resolve import UNKNOWN
 
 _DENY = DENY_ROOTS | _STDLIB
 
-UNKNOWN: object  # set from resolve at import (one sentinel for the model)
 _PENDING = object()
 _MATCH = getattr(ast, "Match", None)  # Python 3.10+
 
@@ -357,10 +357,6 @@ class Evaluator:
     """Runs one module abstractly (once) and answers what names hold."""
 
     def __init__(self, builder, resolver):
-        global UNKNOWN
-        from .resolve import UNKNOWN as _U
-
-        UNKNOWN = _U
         self.b = builder
         self.resolver = resolver
         self.filename = builder.filename
