@@ -304,7 +304,18 @@ class Builder:
             if isinstance(node, ast.Name):
                 if node.id in fn.bound:  # type: ignore[attr-defined]
                     return False
-            elif isinstance(node, (ast.Subscript, ast.Attribute, ast.Lambda, ast.NamedExpr)):
+            elif isinstance(node, (ast.Subscript, ast.Attribute)):
+                # `Mode.EXPERT`, `cfg["mode"]`, `self.expert`: Python values, unless rooted in
+                # a kernel name (a buffer, a TIR variable) or in TileLang/TVM itself
+                root = node.value
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if not isinstance(root, ast.Name) or root.id in fn.bound:  # type: ignore[attr-defined]
+                    return False
+                q = qualname(root, ctx.scope)
+                if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
+                    return False
+            elif isinstance(node, (ast.Lambda, ast.NamedExpr)):
                 return False
         # a literal test (`if False:`) is a Python bool too: the parser visits one side
         return True

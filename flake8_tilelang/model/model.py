@@ -631,8 +631,12 @@ def _is_mode_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and \
                 isinstance(n.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)):
             sides = [n.left, n.comparators[0]]
-            if any(_is_mode_literal(x) for x in sides):
-                n = next((x for x in sides if isinstance(x, ast.Name)), None)
+            marks = [_is_mode_literal(x) or isinstance(x, ast.Attribute) for x in sides]
+            if any(marks):  # `mode == "expert"`, `mode is Mode.EXPERT`
+                n = sides[1] if marks[0] and not marks[1] else sides[0] if not marks[0] else \
+                    (sides[0] if not isinstance(sides[1], ast.Attribute) else sides[1])
+        while isinstance(n, (ast.Attribute, ast.Subscript)):
+            n = n.value  # `opts.expert`, `flags["sync"]`: a parameter's field
         if isinstance(n, ast.Name) and resolver.lookup(n.id, scope)[0] == "param":
             return True
     return False
