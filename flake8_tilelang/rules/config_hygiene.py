@@ -82,10 +82,9 @@ def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
                 "`PassConfigKey.%s` does not exist: compiling fails with AttributeError%s" % (name, hint),
                 ERROR,
             )
-        elif (key.startswith("tl.") or key.upper() in C.PASS_CONFIG_ENUM) and key not in C.KNOWN_KEYS:
-            # an enum member's name written as a raw string is not a key either
-            near = [C.PASS_CONFIG_ENUM[key.upper()]] if key.upper() in C.PASS_CONFIG_ENUM \
-                else _close(key, _RAW_KEYS, n=1)
+        elif (key.startswith("tl.") or _unqualified(key)) and key not in C.KNOWN_KEYS:
+            # an enum member's name, or a key without its `tl.` namespace, is not a key either
+            near = [_unqualified(key)] if _unqualified(key) else _close(key, _RAW_KEYS, n=1)
             hint = "; did you mean \"%s\"?" % near[0] if near else ""
             yield Diagnostic(
                 "TLA050", entry.line, entry.node.col_offset,  # type: ignore[attr-defined]
@@ -93,6 +92,16 @@ def unknown_pass_config_key(model) -> Iterator[Diagnostic]:
                 "`AttributeError: Invalid config option`%s" % (key, hint),
                 ERROR,
             )
+
+
+def _unqualified(key: str):
+    """The registered key a raw string means without its namespace:
+    ``"TL_ASCEND_AUTO_SYNC"`` / ``"ascend_auto_sync"`` -> ``"tl.ascend_auto_sync"``."""
+    if key.upper() in C.PASS_CONFIG_ENUM:
+        return C.PASS_CONFIG_ENUM[key.upper()]
+    if not key.startswith("tl.") and "tl." + key.lower() in C.KNOWN_KEYS:
+        return "tl." + key.lower()
+    return None
 
 
 @rule(
