@@ -584,7 +584,7 @@ def test_kernels_inventory_table_and_json(proj, capsys):
     dev = by[("dev.py", "dev")]
     assert dev["mode"] == "Developer" and dev["threads"] == 2 and dev["kernel"] == "main"
     assert dev["sites"][0]["switches"]["TL_ASCEND_AUTO_SYNC"] == {
-        "state": "on", "where": "set at dev.py:5", "file": "dev.py", "line": 5}
+        "state": "on", "where": "set at line 5", "file": "dev.py", "line": 5}
     exp = by[("dev.py", "expert")]
     assert exp["mode"] == "Expert"
     assert exp["counts"] == {"scopes": 1, "manual_syncs": 2, "cross_core_flags": 0, "expert_allocs": 1}

@@ -127,10 +127,13 @@ class Builder:
         self.imports_tilelang = False
         # every `PassConfigKey.<NAME>` written in the file: (node, NAME, scope)
         self.config_key_refs: List[tuple] = []
+        # module-level helpers returning `T.Scope(...)`: name -> (def, the returned call)
+        self.scope_helpers: Dict[str, tuple] = {}
 
     # -- entry -----------------------------------------------------------
     def build(self) -> "Builder":
         self._prescan_imports(self.tree.body)
+        self._prescan_scope_helpers()
         ctx = _Ctx(self.module)
         self._block(self.tree.body, ctx)
         return self
@@ -153,6 +156,48 @@ class Builder:
             elif isinstance(stmt, ast.With):
                 self._prescan_imports(stmt.body, fallback)
 
+    def _prescan_scope_helpers(self) -> None:
+        """Plain module-level functions whose value is a ``T.Scope(...)``
+        (`def vector_side(): return T.Scope("V")`): `with vector_side():` in a
+        kernel opens that scope while TVMScript parses it."""
+        for stmt in self.tree.body:
+            if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
+                continue
+            body = [s for s in stmt.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and \
+                    canonical_prim(qualname(body[0].value.func, self.module)) == "Scope":
+                self.scope_helpers[stmt.name] = (stmt, body[0].value)
+
+    def _helper_scope(self, call: ast.Call, scope: Scope) -> Optional[str]:
+        """The scope a `with helper(...):` opens, when ``helper`` is a scope helper."""
+        func = call.func
+        if not isinstance(func, ast.Name) or func.id not in self.scope_helpers:
+            return None
+        s: Optional[Scope] = scope
+        while s is not None and s is not self.module:
+            if func.id in s.params or func.id in s.assigns or func.id in s.functions:
+                return None  # shadowed
+            s = s.parent
+        if func.id in self.module.assigns or func.id in self.module.imports or \
+                len(self.module.functions.get(func.id, ())) > 1:
+            return None
+        helper, returned = self.scope_helpers[func.id]
+        kind = _scope_kind(returned)
+        arg = argument(returned, 0, "name")
+        if kind == "?" and isinstance(arg, ast.Name):
+            from .calls import bind_arguments
+
+            passed = bind_arguments(helper, call).get(arg.id)
+            if passed is None:
+                args = helper.args
+                positional = list(args.posonlyargs) + list(args.args)
+                defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]],
+                                    args.defaults))
+                passed = defaults.get(arg.id)
+            if isinstance(passed, ast.Constant) and isinstance(passed.value, str):
+                kind = passed.value
+        return kind
+
     # -- statements ------------------------------------------------------
     def _block(self, stmts: List[ast.stmt], ctx: _Ctx) -> None:
         for stmt in stmts:
@@ -161,7 +206,11 @@ class Builder:
     def _stmt(self, node: ast.stmt, ctx: _Ctx) -> None:
         t = type(node)
         if t is ast.Expr:  # the most common statement in a kernel: a call
-            self._expr(node.value, ctx)  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is ast.Call and isinstance(ctx.scope, Function) and \
+                    (ctx.scope.is_prim_func or ctx.scope.is_macro):
+                ctx.scope.stmt_calls.add(id(value))
+            self._expr(value, ctx)
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, ctx)
@@ -249,17 +298,27 @@ class Builder:
         kernel (builder parameters, constants) and no TileLang call: TVMScript
         evaluates it while parsing, so only one branch becomes kernel code."""
         fn = ctx.scope
-        names = 0
         for node in ast.walk(test):
             if isinstance(node, ast.Call):
                 return False
             if isinstance(node, ast.Name):
                 if node.id in fn.bound:  # type: ignore[attr-defined]
                     return False
-                names += 1
-            elif isinstance(node, (ast.Subscript, ast.Attribute, ast.Lambda, ast.NamedExpr)):
+            elif isinstance(node, (ast.Subscript, ast.Attribute)):
+                # `Mode.EXPERT`, `cfg["mode"]`, `self.expert`: Python values, unless rooted in
+                # a kernel name (a buffer, a TIR variable) or in TileLang/TVM itself
+                root = node.value
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if not isinstance(root, ast.Name) or root.id in fn.bound:  # type: ignore[attr-defined]
+                    return False
+                q = qualname(root, ctx.scope)
+                if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
+                    return False
+            elif isinstance(node, (ast.Lambda, ast.NamedExpr)):
                 return False
-        return names > 0
+        # a literal test (`if False:`) is a Python bool too: the parser visits one side
+        return True
 
     def _function(self, node, ctx: _Ctx) -> None:
         outer = ctx.scope
@@ -358,6 +417,20 @@ class Builder:
                         inner = inner.but(tscope=use.scope_name)
                 elif qualname(expr.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
                     inner = inner.but(pass_context=expr)
+                elif isinstance(ctx.scope, Function) and (ctx.scope.is_prim_func or ctx.scope.is_macro):
+                    kind = self._helper_scope(expr, ctx.scope)
+                    if kind is not None:
+                        # `with vector_side():` where the helper returns T.Scope("V")
+                        use = Use("Scope", expr, ctx.scope, ctx.tscope, in_parallel=ctx.parallel is not None,
+                                  conds=ctx.conds, pipelined=ctx.pipelined)
+                        ctx.scope.uses.append(use)
+                        self.uses_by_call[id(expr)] = use
+                        use.with_stmt = node
+                        use.scope_name = kind
+                        first = node.body[0] if node.body else None
+                        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Call):
+                            use.first_call = first.value
+                        inner = inner.but(tscope=kind)
             elif isinstance(expr, ast.Name):
                 # ctx = PassContext(config=...); with ctx: ...
                 binds = ctx.scope.assigns.get(expr.id, [])

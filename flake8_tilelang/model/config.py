@@ -68,12 +68,13 @@ class PassConfig:
         """Human text naming where the switch got its state."""
         entry = self.entries.get(key)
         if entry is not None:
+            if entry.filename == self.filename:  # the compile site's own file: the one linted
+                return "set at line %d" % entry.line
             return "set at %s:%d" % (shown_path(entry.filename, self.filename), entry.line)
         origin_line = getattr(self.origin, "lineno", None)
         if origin_line is None:
             return "not set"
-        return "not set in the %s at %s:%d" % (
-            self.origin_desc or "pass_configs", os.path.basename(self.filename), origin_line)
+        return "not set in the pass_configs at line %d" % origin_line
 
     def describe(self, key: str) -> str:
         """``TL_ASCEND_AUTO_SYNC is on (set at k.py:14)``."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from .build import Builder
+from .. import constants as C
+from .build import Builder, qualname
 from .config import PassConfig
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
@@ -316,6 +317,10 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     if not builder.imports_tilelang:
         return FileModel.empty(filename)
     resolver = Resolver(builder)
+    # Evaluate the module unless a static reading provably gives the same answers
+    # (the common case: one binding per name, literal configs, no module-level logic).
+    resolver.use_evaluator = False
+    resolver.use_evaluator = _needs_evaluation(builder, resolver)
     kernels: Dict[int, Kernel] = {}
     for fn in builder.functions:
         if fn.is_prim_func:
@@ -325,33 +330,244 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             for launch in fn.launches:
                 _resolve_launch(launch, fn, resolver)
     sites: List[Site] = []
-    for site in builder.sites:
-        config = resolver.site_config(site)
-        info = Site(site, config, [])
-        sites.append(info)
-        if site.kind == "jit":
-            assert site.function is not None
-            reached = resolver.produced(site.function)
-        else:
-            reached = resolver.kernels_of(site.target, site.scope, before_line=site.line)
-        for fn in reached:
-            kernel = kernels.get(id(fn))
-            if kernel is None:
-                continue
-            info.kernels.append(kernel)
-            kernel.sites.append(info)
-            if config not in kernel.configs:
-                kernel.configs.append(config)
-                bindings = _site_bindings(site, fn, resolver)
-                if bindings and any(u.use.conds or u.via for u in kernel.raw_uses):
-                    kernel._by_config[id(config)] = [
-                        u for u in (_settle(u, resolver, bindings) for u in kernel.raw_uses) if u is not None]
-    ordered = sorted(kernels.values(), key=lambda k: k.line)
+    ev = resolver.evaluator() if resolver.use_evaluator else None
+    by_node: Dict[int, list] = {}
+    compile_sites = list(builder.sites)
+    if ev is not None:
+        known = {id(site.node) for site in builder.sites}
+        for event in ev.events:
+            if id(event.node) not in by_node and id(event.node) not in known:
+                # a compile site only evaluation finds (a partial of jit, a stored decorator)
+                compile_sites.append(CompileSite(event.kind, event.node, builder.module,
+                                                 function=event.function))
+            by_node.setdefault(id(event.node), []).append(event)
+    signatures: Dict[int, dict] = {}
+    dead: set = set()
+    for site in compile_sites:
+        events = by_node.get(id(site.node)) if site.kind != "lower" else None
+        if not events:
+            config = resolver.site_config(site)
+            info = Site(site, config, [])
+            sites.append(info)
+            if site.kind == "jit":
+                assert site.function is not None
+                reached = [(fn, None) for fn in resolver.produced(site.function)]
+            else:
+                reached = [(fn, None) for fn in resolver.kernels_of(site.target, site.scope, before_line=site.line)]
+            _attach(info, reached, kernels, resolver, signatures)
+            continue
+        for event in events:
+            config = _event_config(event, filename)
+            info = Site(site, config, [])
+            sites.append(info)
+            if event.kernels is UNKNOWN:
+                if site.kind == "jit" and site.function is not None:
+                    reached = [(fn, None) for fn in resolver.produced(site.function)]
+                elif site.target is not None:
+                    reached = [(fn, None) for fn in
+                               resolver.kernels_of(site.target, site.scope, before_line=site.line)]
+                else:
+                    reached = []
+            else:
+                reached = [(kv.fn, kv.closure) for kv in event.kernels]
+                if event.function is not None:
+                    dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
+            _attach(info, reached, kernels, resolver, signatures, ev)
+    # a prim_func a jit factory defines but (for certain) does not return is never compiled
+    ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
+                     key=lambda k: k.line)
     refs = [(node, name) for node, name, _ in builder.config_key_refs]
     all_uses = list(builder.module.uses)
     for fn in builder.functions:
         all_uses.extend(fn.uses)
     return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
+
+
+_STATIC_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+
+
+def _needs_evaluation(builder: Builder, resolver: Resolver) -> bool:
+    """False when evaluating the module cannot change what the model knows:
+    no kernel or compile site at all, or only forms the static reading gets
+    exactly (one binding per module name, nothing mutated, no module-level
+    branch or loop, literal configs that resolve completely, every kernel
+    reached, no Python-level test in a kernel, no `**` launch keywords, no
+    decorator or module-level call the static reading does not know)."""
+    prims = [fn for fn in builder.functions if fn.is_prim_func]
+    if not prims and not builder.sites:
+        return False
+    module = builder.module
+    if module.mutated & set(module.assigns):
+        return True
+    guards = [(stmt.lineno, stmt.end_lineno or stmt.lineno) for stmt in builder.tree.body
+              if isinstance(stmt, ast.If) and _is_main_guard(stmt.test)]
+    for binds in module.assigns.values():
+        # rebinding in the `if __name__ == "__main__":` script part is read by nothing compiled
+        if len(binds) > 1 and not all(any(a <= b.line <= z for a, z in guards) for b in binds):
+            return True
+    for stmt in builder.tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)):
+            continue
+        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+            continue
+        if isinstance(stmt, ast.Try) and all(_catches_import_error_only(h) for h in stmt.handlers):
+            continue
+        return True
+    for stmt in builder.tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) and stmt.value is not None:
+            for node in ast.walk(stmt.value):
+                if isinstance(node, ast.Call) and not _static_call(node, module):
+                    return True
+    for fn in builder.functions:
+        if fn.globals:
+            return True
+        for dec in fn.node.decorator_list:  # type: ignore[attr-defined]
+            func = dec.func if isinstance(dec, ast.Call) else dec
+            if isinstance(func, ast.Name) and func.id in _STATIC_DECORATORS:
+                continue
+            if qualname(func, fn.parent) is None:  # type: ignore[arg-type]
+                return True
+    for fn in prims:
+        if fn.call_conds or any(u.conds for u in fn.uses):
+            return True
+        if any(kw.arg is None for launch in fn.launches for kw in launch.call.keywords):
+            return True
+    reached: set = set()
+    for site in builder.sites:
+        if site.kind == "lower":
+            continue
+        config = resolver.site_config(site)
+        if not config.complete or any(e.value is None and not e.raw_known for e in config.entries.values()):
+            return True
+        if site.kind == "jit":
+            found = resolver.produced(site.function)  # type: ignore[arg-type]
+            if sum(1 for fn in found if fn.parent is site.function) > 1:
+                return True
+        else:
+            found = resolver.kernels_of(site.target, site.scope, before_line=site.line)
+        if not found:
+            return True
+        reached |= {id(fn) for fn in found}
+    return any(id(fn) not in reached for fn in prims)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+
+
+def _catches_import_error_only(handler: ast.ExceptHandler) -> bool:
+    exc = handler.type
+    names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
+                               for n in names)
+
+
+_STATIC_BUILTINS = frozenset({"dict", "range", "len", "int", "str", "float", "tuple", "list", "print"})
+
+
+def _static_call(call: ast.Call, module) -> bool:
+    """A module-level call the static reading needs no evaluation for: a
+    library call (not jit/partial), a kernel builder call, a builtin."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in _STATIC_BUILTINS and func.id not in module.assigns \
+            and func.id not in module.imports and func.id not in module.functions:
+        return True
+    q = qualname(func, module)
+    if q is not None:
+        root = q.lstrip(".").split(".")[0]
+        if q.startswith(".") or root not in _STATIC_LIB_ROOTS:
+            return False  # the user's own module
+        return q not in C.JIT_NAMES and q != "functools.partial"
+    return False
+
+
+_STATIC_LIB_ROOTS = frozenset({"tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "os", "sys",
+                               "argparse", "random", "time", "logging", "pytest", "itertools"})
+
+
+def _unreturned(factory: Function, returned: set) -> set:
+    """ids of the prim_funcs defined directly in a factory (not in a nested
+    factory of its own) that it does not return."""
+    out = set()
+    stack = list(factory.children)
+    while stack:
+        child = stack.pop()
+        if child.jit is not None:
+            continue
+        if child.is_prim_func:
+            if id(child) not in returned:
+                out.add(id(child))
+        else:
+            stack.extend(child.children)
+    return out
+
+
+def _event_config(event, filename: str) -> PassConfig:
+    if event.config is UNKNOWN:
+        return PassConfig.unknown()
+    if event.config is None:
+        return PassConfig(origin=event.node, origin_desc=event.label + " (no pass_configs)", filename=filename)
+    return event.config.with_origin(event.origin, "pass_configs of the " + event.label, filename)
+
+
+def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver, signatures: Dict[int, dict],
+            ev=None) -> None:
+    """Tie a site's config to the kernels it reaches; each kernel keeps one
+    config per distinct (config, code as compiled there)."""
+    config = info.config
+    site = info.site
+    for fn, closure in reached:
+        kernel = kernels.get(id(fn))
+        if kernel is None:
+            continue
+        if kernel not in info.kernels:
+            info.kernels.append(kernel)
+        if info not in kernel.sites:
+            kernel.sites.append(info)
+        settled = None
+        if any(u.use.conds or u.via for u in kernel.raw_uses):
+            if ev is not None and closure is not None:
+                settled = [u for u in (_settle(u, resolver, None, (fn, closure, ev)) for u in kernel.raw_uses)
+                           if u is not None]
+            elif ev is None or closure is None:
+                bindings = _site_bindings(site, fn, resolver)
+                if bindings:
+                    settled = [u for u in (_settle(u, resolver, bindings) for u in kernel.raw_uses)
+                               if u is not None]
+        sig = _config_signature(config)
+        seen = signatures.setdefault(id(kernel), {})
+        known = seen.get(sig)
+        if known is None:
+            if len(seen) >= 32:
+                continue
+            own = config if settled is None else \
+                config.with_origin(config.origin, config.origin_desc, config.filename)  # type: ignore[arg-type]
+            seen[sig] = own
+            kernel.configs.append(own)
+            if settled is not None:
+                kernel._by_config[id(own)] = settled
+        else:
+            # the same config compiling the kernel another way (other arguments): a use
+            # exists under it if it exists in either; it is `maybe` only if so in both
+            kernel._by_config[id(known)] = _union(kernel.uses_for(known), kernel.uses if settled is None else settled)
+
+
+def _union(a: List[KernelUse], b: List[KernelUse]) -> List[KernelUse]:
+    if a is b:
+        return a
+    out: Dict[tuple, KernelUse] = {}
+    for u in list(a) + list(b):
+        key = (id(u.use.call), tuple(id(h.call) for h in u.via))
+        have = out.get(key)
+        if have is None or (have.maybe and not u.maybe):
+            out[key] = u
+    return list(out.values())
+
+
+def _config_signature(config: PassConfig) -> tuple:
+    return (config.complete, id(config.origin), tuple(sorted(
+        (key, e.value, id(e.node), e.raw_known, repr(e.raw)) for key, e in config.entries.items())))
 
 
 _ASCEND_PRIMS = frozenset({
@@ -372,7 +588,7 @@ def _looks_ascend(model: "FileModel") -> bool:
     return any(use.prim in _ASCEND_PRIMS or use.prim.startswith("tile.") for use in model.all_uses)
 
 
-def _settle(use: KernelUse, resolver: Resolver, bindings=None) -> Optional[KernelUse]:
+def _settle(use: KernelUse, resolver: Resolver, bindings=None, closure=None) -> Optional[KernelUse]:
     """Evaluate the Python-level `if` tests around a use (TVMScript keeps only
     the taken branch): None when the use sits in a dropped branch. A test that
     cannot be evaluated is taken as true (a size specialisation such as
@@ -387,7 +603,15 @@ def _settle(use: KernelUse, resolver: Resolver, bindings=None) -> Optional[Kerne
     maybe = False
     for test, polarity, scope in conds:
         owner = resolver.owner_of(scope)
-        value = owner.const(test, scope, 0, bindings)
+        if closure is not None and scope is closure[0]:
+            # a test in the kernel itself: its names come from the frame its def ran in
+            value = closure[2].eval_static(test, closure[1])
+            if value is not UNKNOWN:
+                from .evaluate import truth
+
+                value = truth(value)
+        else:
+            value = owner.const(test, scope, 0, bindings)
         if value is UNKNOWN:
             maybe = maybe or _is_mode_switch(test, scope, owner)
         elif bool(value) != polarity:
@@ -396,11 +620,36 @@ def _settle(use: KernelUse, resolver: Resolver, bindings=None) -> Optional[Kerne
 
 
 def _is_mode_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
-    """`expert`, `not expert`, `expert and use_scope`: parameters tested as booleans."""
+    """`expert`, `not expert`, `expert and use_scope`: parameters tested as
+    booleans; `mode == "expert"`, `mode in ("a", "b")`: parameters compared
+    with strings."""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
     names = test.values if isinstance(test, ast.BoolOp) else [test]
-    return any(isinstance(n, ast.Name) and resolver.lookup(n.id, scope)[0] == "param" for n in names)
+    for n in names:
+        while isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            n = n.operand
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and \
+                isinstance(n.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+            sides = [n.left, n.comparators[0]]
+            marks = [_is_mode_literal(x) or isinstance(x, ast.Attribute) for x in sides]
+            if any(marks):  # `mode == "expert"`, `mode is Mode.EXPERT`
+                n = sides[1] if marks[0] and not marks[1] else sides[0] if not marks[0] else \
+                    (sides[0] if not isinstance(sides[1], ast.Attribute) else sides[1])
+        while isinstance(n, (ast.Attribute, ast.Subscript)):
+            n = n.value  # `opts.expert`, `flags["sync"]`: a parameter's field
+        if isinstance(n, ast.Name) and resolver.lookup(n.id, scope)[0] == "param":
+            return True
+    return False
+
+
+def _is_mode_literal(expr: ast.expr) -> bool:
+    """A string (or None), or a tuple/list of strings: what a mode is compared with."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str) or expr.value is None
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        return bool(expr.elts) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts)
+    return False
 
 
 def _site_bindings(site: CompileSite, kernel_fn: Function, resolver: Resolver) -> Dict:
@@ -450,8 +699,146 @@ def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
     launch.threads = None if threads is None else resolver.const(threads, fn)
     is_npu = resolver.const(launch.keyword("is_npu"), fn)
     launch.is_npu = is_npu if isinstance(is_npu, bool) else None
+    spreads = [kw.value for kw in launch.call.keywords if kw.arg is None]
+    if spreads:
+        _spread_launch(launch, spreads, fn, resolver)
+    launch.unbound_vid_reads = _unbound_vid_reads(fn, launch)
+
+
+def _spread_launch(launch: Launch, spreads: List[ast.expr], fn: Function, resolver: Resolver) -> None:
+    """``T.Kernel(n, is_npu=True, **DEV_LAUNCH)``: the keywords a module-level
+    dict spreads are keywords too; a spread that cannot be read may set anything."""
+    from .evaluate import DictV, export
+
+    ev = resolver.evaluator()
+    found: Dict[str, object] = {}
+    for expr in spreads:
+        root = expr
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        value = None
+        if ev is not None and isinstance(root, ast.Name) and \
+                resolver.lookup(root.id, fn)[1] is resolver.b.module:
+            value = ev.eval_static(expr)
+        if not isinstance(value, DictV) or not value.complete or \
+                not all(isinstance(k, str) for k in value.entries):
+            if launch.keyword("threads") is None:
+                launch.threads = UNKNOWN
+            if launch.keyword("is_npu") is None:
+                launch.is_npu = None
+            return
+        for key, entry in value.entries.items():
+            found[key] = export(entry[0])  # type: ignore[index]
+    if "threads" in found:
+        launch.threads = found["threads"]
+    if "is_npu" in found:
+        launch.is_npu = found["is_npu"] if isinstance(found["is_npu"], bool) else None
+
+
+def _unbound_vid_reads(fn: Function, launch: Launch) -> List[ast.Name]:
+    """Reads of ``vid`` inside ``launch`` where nothing in the prim_func has
+    bound it yet (in statement order: a read before the loop that binds it, a
+    read after a comprehension whose variable it was)."""
+    if launch.threads_count is None or "vid" not in fn.loaded:
+        return []  # only a Developer launch (threads=1/2) leaves `vid` unbound
     if "vid" not in fn.bound:
-        launch.unbound_vid_reads = [node for node, owner in fn.vid_loads if owner is launch]
+        return [node for node, owner in fn.vid_loads if owner is launch]
+    reads: List[ast.Name] = []
+    _VidWalk(launch, reads).block(fn.node.body, "vid" in fn.params, False)  # type: ignore[attr-defined]
+    return reads
+
+
+class _VidWalk:
+    def __init__(self, launch: Launch, reads: List[ast.Name]):
+        self.launch = launch
+        self.reads = reads
+
+    def block(self, stmts, bound: bool, inside: bool) -> bool:
+        for stmt in stmts:
+            bound = self.stmt(stmt, bound, inside)
+        return bound
+
+    def stmt(self, node: ast.stmt, bound: bool, inside: bool) -> bool:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return bound or node.name == "vid"
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            now_inside = inside
+            for item in node.items:
+                self.expr(item.context_expr, bound, inside)
+                if item.optional_vars is not None:
+                    bound = bound or _binds_vid(item.optional_vars)
+                if node is self.launch.with_stmt:
+                    now_inside = True
+            return self.block(node.body, bound, now_inside) or bound
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            self.expr(node.iter, bound, inside)
+            in_loop = bound or _binds_vid(node.target)
+            after = self.block(node.body, in_loop, inside)
+            return self.block(node.orelse, after, inside) or bound or _binds_vid(node.target)
+        if isinstance(node, (ast.If, ast.While)):
+            self.expr(node.test, bound, inside)
+            a = self.block(node.body, bound, inside)
+            b = self.block(node.orelse, bound, inside)
+            return a or b
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            after = self.block(node.body, bound, inside)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                after = self.block(handler.body, bound, inside) or after
+            after = self.block(node.orelse, after, inside)  # type: ignore[attr-defined]
+            return self.block(node.finalbody, after, inside)  # type: ignore[attr-defined]
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            value = node.value
+            if value is not None:
+                bound = self.expr(value, bound, inside)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node, ast.AugAssign):
+                self.expr(node.target, bound, inside)
+            for target in targets:
+                if _binds_vid(target):
+                    bound = True
+                else:
+                    self.expr(target, bound, inside)
+            return bound
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                bound = self.stmt(child, bound, inside)
+            elif isinstance(child, ast.expr):
+                bound = self.expr(child, bound, inside)
+        return bound
+
+    def expr(self, node: ast.expr, bound: bool, inside: bool) -> bool:
+        """Visit the reads of an expression; returns whether ``vid`` is bound
+        after it (a walrus may bind it)."""
+        if isinstance(node, ast.Name):
+            if node.id == "vid" and isinstance(node.ctx, ast.Load) and not bound and inside:
+                self.reads.append(node)
+            return bound
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            inner = bound
+            for gen in node.generators:
+                self.expr(gen.iter, inner, inside)
+                inner = inner or _binds_vid(gen.target)
+                for cond in gen.ifs:
+                    self.expr(cond, inner, inside)
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for part in parts:
+                self.expr(part, inner, inside)
+            return bound  # the comprehension's variable does not outlive it
+        if isinstance(node, ast.Lambda):
+            return bound
+        if isinstance(node, ast.NamedExpr):
+            bound = self.expr(node.value, bound, inside)
+            return bound or node.target.id == "vid"
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                bound = self.expr(child, bound, inside)
+            elif isinstance(child, ast.keyword):
+                bound = self.expr(child.value, bound, inside)
+        return bound
+
+
+def _binds_vid(target: ast.expr) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "vid" for n in ast.walk(target))
 
 
 def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = ()) -> Iterator[KernelUse]:
@@ -465,3 +852,12 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
         for target in owner.functions_for(call.func, fn):
             if target.is_macro and target not in seen:
                 yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn),))
+            elif id(call) in fn.stmt_calls and not target.is_prim_func and target.jit is None \
+                    and target not in seen:
+                # a plain helper called as a statement: TVMScript emits the value it
+                # returns (`return T.pipe_barrier("all")`), not the calls it discards
+                returned = {id(r) for r in target.returns}
+                hop = via + (MacroHop(target, call, fn),)
+                for use in target.uses:
+                    if id(use.call) in returned:
+                        yield KernelUse(use, hop)

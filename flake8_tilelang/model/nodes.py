@@ -34,7 +34,7 @@ class Scope:
     __slots__ = (
         "kind", "node", "name", "parent", "imports", "fallback_imports", "assigns", "params",
         "functions", "classes", "children", "globals", "mutated", "local_calls", "uses", "returns",
-        "call_scope_kinds", "call_conds", "call_loops", "filename",
+        "call_scope_kinds", "call_conds", "call_loops", "filename", "stmt_calls",
     )
 
     def __init__(self, kind: str, node: ast.AST, name: str, parent: Optional["Scope"], filename: str = ""):
@@ -63,6 +63,9 @@ class Scope:
         # The innermost T.Pipelined loop around each local call (see Use.pipelined).
         self.call_loops: Dict[int, "Use"] = {}
         self.filename = filename  # the module this scope belongs to
+        # Calls that are a whole expression statement in a kernel or macro: TVMScript
+        # emits the value such a call returns (a plain helper's `return T.pipe_barrier(...)`).
+        self.stmt_calls: Set[int] = set()
 
     def __repr__(self) -> str:
         return "<%s %s %s>" % (type(self).__name__, self.kind, self.name)

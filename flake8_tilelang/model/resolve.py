@@ -43,6 +43,28 @@ class Resolver:
         self._name_configs: Dict[Tuple[int, str], PassConfig] = {}
         self._name_consts: Dict[Tuple[int, str], object] = {}
         self._calls_by_name: Optional[Dict[str, List[Tuple[ast.Call, Scope]]]] = None
+        self._evaluator = None
+        # False for a file with no kernel and no compile site: nothing there needs evaluating
+        self.use_evaluator = True
+
+    # -- evaluation --------------------------------------------------------
+    def evaluator(self):
+        """The module evaluated abstractly (once); None when it ran out of budget."""
+        if self._evaluator is None:
+            from .evaluate import Evaluator
+
+            self._evaluator = Evaluator(self.b, self)
+            self._evaluator.run()
+        ev = self._evaluator
+        return None if ev.exhausted or ev._running else ev
+
+    def module_value(self, name: str):
+        """What a module-level name holds once the module has run (``UNKNOWN``
+        if that cannot be told)."""
+        ev = self.evaluator() if self.use_evaluator else None
+        if ev is None:
+            return None
+        return ev.final(name)
 
     # -- other modules ---------------------------------------------------
     @property
@@ -186,6 +208,12 @@ class Resolver:
             if kind == "param" and bindings and (id(where), expr.id) in bindings:
                 bound, bound_scope = bindings[(id(where), expr.id)]
                 return self.const(bound, bound_scope, depth + 1, None)
+            if kind in ("assign", "mutated") and where is self.b.module:
+                from .evaluate import export
+
+                value = self.module_value(expr.id)
+                if value is not None:
+                    return export(value)
             if kind != "assign" or not binds or where is None:
                 return UNKNOWN
             if bindings:  # the memo holds answers without bindings

@@ -90,17 +90,27 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 help=_enum_help(name),
                 fix=_fix.fix(_enum_help(name), None, _fix.DISPLAY_ONLY),
             )
-        elif key.startswith("tl.") and key not in C.KNOWN_KEYS:
-            near = _close(key, _RAW_KEYS, n=1)
+        elif (key.startswith("tl.") or _unqualified(key)) and key not in C.KNOWN_KEYS:
+            # an enum member's name, or a key without its `tl.` namespace, is not a key either
+            near = [_unqualified(key)] if _unqualified(key) else _close(key, _RAW_KEYS, n=1)
+            advice = "Use `%s`" % near[0] if near else "Use a key registered in `PassConfigKey`, or remove it"
             yield report(
                 entry.node,
                 "pass config key %s is not registered: the compile aborts with "
                 "`AttributeError: Invalid config option`" % quoted(key),
-                help="Use `%s`" % near[0] if near else "Use a key registered in `PassConfigKey`, or remove it",
-                fix=_fix.fix("Use `%s`" % near[0] if near else
-                             "Use a key registered in `PassConfigKey`, or remove it",
-                             _fix.replace_string(entry.node, near[0]) if near else None, _fix.SAFE),
+                help=advice,
+                fix=_fix.fix(advice, _fix.replace_string(entry.node, near[0]) if near else None, _fix.SAFE),
             )
+
+
+def _unqualified(key: str):
+    """The registered key a raw string means without its namespace:
+    ``"TL_ASCEND_AUTO_SYNC"`` / ``"ascend_auto_sync"`` -> ``"tl.ascend_auto_sync"``."""
+    if key.upper() in C.PASS_CONFIG_ENUM:
+        return C.PASS_CONFIG_ENUM[key.upper()]
+    if not key.startswith("tl.") and "tl." + key.lower() in C.KNOWN_KEYS:
+        return "tl." + key.lower()
+    return None
 
 
 def _enum_help(name: str) -> str:

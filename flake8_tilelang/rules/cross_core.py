@@ -113,7 +113,7 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
             for use in kernel.uses_of(*C.CROSS_CORE_SYNC, config=config):
                 if combine:
                     severity, consequence = ERROR, (
-                        "CombineCV's own flags reuse the same IDs (wrong signal or hang)")
+                        "CombineCV's flags reuse its IDs (wrong signal or hang)")
                 else:
                     severity, consequence = WARNING, (
                         "without %s the switch does nothing (the config contradicts the code)" % _COMBINE)
@@ -203,7 +203,7 @@ def sync_dropped_by_cv_combine(model) -> Iterator[Report]:
                 if needed is not None and previous in ("C", "V") and previous != needed:
                     yield report(
                         use,
-                        "`T.%s`%s syncs %s pipes after a %s op while %s: CombineCV drops it from the %s "
+                        "`T.%s`%s (%s pipes) follows a %s op while %s: dropped from the %s "
                         "code (hang or race)" % (
                             use.prim, use.via_text(), SIDE_NAMES[needed], SIDE_NAMES[previous],
                             config.describe(C.AUTO_CV_COMBINE), SIDE_NAMES[needed]),

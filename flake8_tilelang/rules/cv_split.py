@@ -143,7 +143,6 @@ def unscoped_single_side_without_combine(model) -> Iterator[Report]:
         first, side = ops[0]
         yield report(
             first,
-            "%s%s does %s work outside any T.Scope while %s: emitted for both cores, rejected since "
-            "#1753" % (first.describe(), first.via_text(), SIDE_NAMES[side], config.describe(C.AUTO_CV_COMBINE)),
+            "unscoped %s work %s%s while %s: emitted for both cores (rejected since #1753)" % (SIDE_NAMES[side], first.describe(), first.via_text(), config.describe(C.AUTO_CV_COMBINE)),
             help='Turn %s on, or wrap it in `T.Scope("%s")`' % (_COMBINE, side),
         )

@@ -92,7 +92,7 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
                 if severity == ERROR:
                     consequence = "its flags and barriers land on the wrong core (silent race)"
                 else:
-                    consequence = "the scope is redundant, copied into both cores"
+                    consequence = "redundant, it is copied into both cores"
                 yield report(
                     use,
                     "`%s`%s is ignored while %s: %s" % (
@@ -171,14 +171,14 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                     what = "macro `%s` runs hand-written `T.%s` (%s)" % (
                         use.via[0].macro.name, use.prim, use.where_text())
                 else:
-                    what = "`%s` is a hand-written sync" % _call_text(use)
+                    what = "hand-written `%s`" % _call_text(use)
                 title = "Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol"
                 edits = _sync_deletion(model, use)
                 if edits and use.prim in _FLAGS and not _flags_all_deletable(model, use):
                     edits = None  # deleting half of a set/wait pair would leave a wait that hangs
                 yield report(
                     use,
-                    "%s while %s: AscendSyncInsert adds its own syncs on top (double sync)" % (
+                    "%s while %s: AscendSyncInsert syncs on top of it (double sync)" % (
                         what, config.describe(C.AUTO_SYNC)),
                     help=title,
                     fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
