@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import io
-import tokenize
 from typing import Dict, Iterator, List, Optional, Sequence, Set
 
 from ..diagnostic import DISPLAY_ONLY, SAFE, UNSAFE, Edit, Fix  # noqa: F401 - re-exported
@@ -68,6 +66,9 @@ class FixContext:
     def string_lines(self) -> Set[int]:
         """Lines that begin inside a multi-line string (never re-indented)."""
         if self._in_string is None:
+            import io
+            import tokenize  # here: most runs never need it (flake8 has it loaded anyway)
+
             self._in_string = set()
             text = "\n".join(line.rstrip("\r\n") for line in self._raw) + "\n"
             try:
