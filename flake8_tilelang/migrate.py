@@ -430,11 +430,29 @@ class _Planner:
 
     def _workspace(self, kernel, plan: KernelPlan) -> None:
         args = kernel.func.node.args
+        reads: Dict[str, int] = {}
+        writes: Dict[str, int] = {}
+        for u in kernel.raw_uses:  # T.copy(src, dst) in program order
+            call = u.use.call
+            if u.prim != "copy" or u.via or not isinstance(call, ast.Call) or len(call.args) < 2:
+                continue
+            for table, arg in ((reads, call.args[0]), (writes, call.args[1])):
+                while isinstance(arg, (ast.Subscript, ast.Attribute)):
+                    arg = arg.value
+                if isinstance(arg, ast.Name):
+                    table[arg.id] = min(table.get(arg.id, call.lineno), call.lineno)
         for arg in args.args + args.kwonlyargs:
             if arg.arg.startswith("workspace"):
                 plan.steps.append(Step(arg.lineno, "replace the GM round trip through `%s` with an on-chip "
                                                    "`T.copy`, then drop the parameter and `workspace_idx`" % arg.arg,
                                        "§3.1.1 steps 2 and 4"))
+            name = arg.arg
+            if name in reads and name in writes and reads[name] < writes[name]:
+                # the scopes ran side by side, ordered by flags; unwrapped, program order is the data flow
+                plan.steps.append(Step(reads[name], "`%s` is read here before it is written at line %d: with "
+                                                    "the scopes gone, program order is the data flow; interleave "
+                                                    "the Cube and Vector steps (one loop) by hand"
+                                       % (name, writes[name]), "§3.1 step 3"))
 
     # -- pass_configs -----------------------------------------------------------------
     def _key_prefix(self) -> Optional[str]:

@@ -158,3 +158,18 @@ def k2(M, dtype="float16"):
     assert "skipped: macro `sync` is shared with kernels that are not migrated" in out
     code, out, _ = run(["migrate", "k.py"], capsys)  # both together: fine
     assert "2 kernels migrated" in out
+
+
+def test_a_read_before_write_through_gm_is_reported(tmp_path, capsys, monkeypatch):
+    """Flash attention: the Cube scope reads `workspace_p` the Vector scope writes later in the
+    source; flags ordered them, so unwrapped the order is wrong and a human must interleave."""
+    shutil.copy(os.path.join(HERE, "flash_attention_expert.py"), tmp_path / "fa.py")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["migrate", "--diff", "fa.py"], capsys)
+    assert code == 1
+    _, err = capsys.readouterr()
+    code, out, err = run(["migrate", "--output-format", "json", "fa.py"], capsys)
+    steps = [s for k in json.loads(out)["files"][0]["kernels"] for s in k["manual_steps"]]
+    order = [s for s in steps if s["section"] == "§3.1 step 3"]
+    assert len(order) == 1 and "`workspace_p` is read here before it is written at line 67" in order[0]["what"]
+    assert order[0]["line"] == 52
