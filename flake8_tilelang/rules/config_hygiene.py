@@ -43,7 +43,9 @@ close key, or a key built by `getattr`) display-only.
 Reports a `PassConfigKey.<NAME>` member that does not exist, and a raw-string
 key in TileLang's own `tl.` namespace that is not registered (for example a
 typo, or `"tl.dynamic_vectorize_size_bits"`, which the jit docstrings mention
-but nothing registers). The help text offers the nearest valid key. Raw keys of
+but nothing registers), and a raw string that names a registered key without
+its namespace (`"TL_ASCEND_AUTO_SYNC"`, `"ascend_auto_sync"`: the enum member's
+name is not the key). The help text offers the nearest valid key. Raw keys of
 other namespaces (`tir.`, `cuda.`, ...) belong to TVM and are not judged.
 `tl.ascend_auto_sync_vs` (added after PR #1346) is accepted.
 """,
