@@ -106,17 +106,12 @@ def dedupe(diagnostics: Iterable[Diagnostic]) -> List[Diagnostic]:
     return sorted(kept, key=lambda d: (d.line, d.col, d.code))
 
 
-def printable(text: str) -> str:
-    """``text`` on one line, control characters escaped (a message may echo
-    user source)."""
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
-
-
 def _internal_error(step: str, exc: BaseException) -> Diagnostic:
+    from .output import printable as _printable  # the detail may echo user source
     detail = str(exc).splitlines()[0][:120] if str(exc) else ""
     return Diagnostic(
         "TLA000", 1, 0,
         "flake8-tilelang internal error while %s: %s%s; the rest of this file was not fully checked" % (
-            step, type(exc).__name__, ": " + printable(detail) if detail else ""),
+            step, type(exc).__name__, ": " + _printable(detail) if detail else ""),
         ERROR, help="Please report it with this file",
     )

@@ -222,7 +222,7 @@ def lint_source(display: str, data: bytes, settings: Settings,
     except (Exception, RecursionError) as exc:  # noqa: B902 - one bad file never ends the run
         if os.environ.get(STRICT_ENV) == "1":
             raise
-        from .engine import printable
+        from .output import printable
 
         detail = str(exc).splitlines()[0][:120] if str(exc) else ""
         return FileResult([simple(

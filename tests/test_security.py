@@ -849,3 +849,25 @@ def test_a_crafted_glob_cannot_make_matching_hang():
     assert pattern.matches_name("a" * 12 + "xb")
     assert PathPattern("src/**/gen_*_*.py").matches_rel("src/a/b/gen_x_y.py")
     assert not PathPattern("src/**/gen_*_*.py").matches_rel("src/a/b/gen_x.py")
+
+
+def test_fixes_never_write_through_a_symlinked_file(tmp_path, monkeypatch, capsys):
+    """`--fix`, `--add-noqa` and `migrate` edit files in place: a linted path that is a
+    symlink to a file outside the tree is reported, and the target stays untouched."""
+    from flake8_tilelang.cli import main
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    kernel = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "example", "quickstart_gemm_exp.py"), encoding="utf-8").read()
+    (outside / "k.py").write_text(kernel)
+    (repo / "k.py").symlink_to(outside / "k.py")
+    monkeypatch.chdir(repo)
+    for argv in (["check", "--no-cache", "--fix", "--unsafe-fixes", "k.py"],
+                 ["check", "--no-cache", "--add-noqa", "k.py"],
+                 ["migrate", "k.py"]):
+        main(argv)
+        assert (outside / "k.py").read_text() == kernel, argv
+    err = capsys.readouterr().err
+    assert "cannot write the fixes" in err and "cannot add noqa" in err

@@ -448,7 +448,7 @@ def cmd_migrate(args) -> int:
     from .. import migrate as M
     from ..pipeline import lint_source, parse
     from .discover import STDIN, discover
-    from .run import read_inputs
+    from .run import read_inputs, write_in_place
 
     finder = SettingsFinder(args)
     settings = finder.base
@@ -477,7 +477,7 @@ def cmd_migrate(args) -> int:
                 "a/" + display.lstrip("./"), "b/" + display.lstrip("./"))))
             continue
         try:
-            _write_in_place(display, new_bytes)
+            write_in_place(display, new_bytes)
         except OSError as exc:
             fp.error = "cannot write: %s" % exc
     if args.output_format == "json":
@@ -513,14 +513,3 @@ def cmd_migrate(args) -> int:
     if any(fp.error for fp in plans):
         return 2
     return 1 if args.diff and diffs else 0
-
-
-def _write_in_place(path: str, data: bytes) -> None:
-    """Replace ``path``'s content, keeping the file (and its mode); never
-    through a symlink."""
-    if os.path.islink(path):
-        raise OSError("%s is a symbolic link; not followed" % path)
-    flags = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)

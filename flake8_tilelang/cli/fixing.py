@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..fixes import FixResult, applicable, fix_file, hidden_unsafe, unified_diff
 from ..pipeline import Finding
+from .run import write_in_place
 
 
 def _plural(n: int, word: str) -> str:
@@ -101,9 +102,7 @@ def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_disp
             run.stdin_output = result.data
         elif result.changed and result.data != data:
             try:
-                with open(path, "r+b") as fh:  # in place: keeps the file's mode and links
-                    fh.write(result.data)
-                    fh.truncate()
+                write_in_place(path, result.data)
             except OSError as exc:
                 run.errors.append("%s: cannot write the fixes: %s" % (path, exc))
     if stdin_display is not None and run.stdin_output is None and stdin_data is not None:
@@ -189,9 +188,11 @@ def add_noqa_files(findings: List[Finding], stdin_display: Optional[str]) -> Tup
             continue
         new = SourceFile.encode(source, text)
         if new != data:
-            with open(path, "r+b") as fh:
-                fh.write(new)
-                fh.truncate()
+            try:
+                write_in_place(path, new)
+            except OSError as exc:
+                errors.append("%s: cannot add noqa: %s" % (path, exc))
+                continue
             added += n
             files += 1
     return added, files, errors

@@ -73,6 +73,18 @@ def read_file(path: str, limit: Optional[int] = None) -> bytes:
     return data
 
 
+def write_in_place(path: str, data: bytes) -> None:
+    """Replace a linted file's content (--fix, --add-noqa, migrate): the
+    file itself keeps its mode; a symbolic link is never followed (it may
+    point out of the project), so writing through one is an OSError."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | _BINARY | _CLOEXEC)
+    with open(fd, "wb", closefd=True) as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("%s is not a regular file" % path)
+        f.write(data)
+        f.truncate()
+
+
 def read_stdin(limit: Optional[int] = None) -> bytes:
     limit = MAX_FILE_BYTES if limit is None else limit
     data = sys.stdin.buffer.read(limit + 1)
