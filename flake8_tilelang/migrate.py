@@ -16,12 +16,11 @@ every edit applied cleanly and the result parses.
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import constants as C
 from .diagnostic import Edit
+from .rules import _fix
 from .source import SourceFile
 
 SYNC_PRIMS = C.INTRA_CORE_SYNC | C.CROSS_CORE_SYNC
@@ -81,13 +80,18 @@ class FilePlan:
 def plan_file(path: str, source: SourceFile, tree: ast.Module, only: Optional[Set[str]] = None,
               annotate: bool = False) -> FilePlan:
     """Edits and report for every Expert or Mixed kernel of one file."""
-    from .inventory import DEVELOPER, UNKNOWN, config_mode, counts, kernel_mode
     from .model import build_model
 
     model = build_model(tree, path)
     out = FilePlan(path)
-    parents = _parents(tree)
-    planner = _Planner(source, tree, model, parents)
+    with _fix.context(tree, source.lines, path):
+        return _plan(out, source, tree, model, only, annotate)
+
+
+def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, annotate) -> FilePlan:
+    from .inventory import DEVELOPER, UNKNOWN, config_mode, counts, kernel_mode
+
+    planner = _Planner(source, tree, model)
     chosen = []
     for kernel in model.kernels:
         expert = any(counts(kernel).values())
@@ -120,7 +124,7 @@ def plan_file(path: str, source: SourceFile, tree: ast.Module, only: Optional[Se
         out.error = str(exc)
         return out
     try:
-        ast.parse(out.new_text, path)
+        ast.parse(out.new_text, out.path)
     except (SyntaxError, ValueError) as exc:
         out.error = "the migrated file would not parse (%s); nothing was written" % exc
         out.new_text = None
@@ -142,41 +146,14 @@ def apply_edits(source: SourceFile, edits: List[Edit]) -> str:
     return apply_spans(source.text, spans)
 
 
-def _parents(tree: ast.AST) -> Dict[int, ast.AST]:
-    parents: Dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    return parents
-
-
-def _string_lines(text: str) -> Set[int]:
-    """Lines that continue a multi-line string (never re-indented)."""
-    inside: Set[int] = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-                inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return inside
-
-
 class _Planner:
-    def __init__(self, source: SourceFile, tree: ast.Module, model, parents: Dict[int, ast.AST]):
+    def __init__(self, source: SourceFile, tree: ast.Module, model):
         self.src = source
         self.tree = tree
         self.model = model
-        self.parents = parents
-        self._strings: Optional[Set[int]] = None
+        self.ctx = _fix.current()  # statements, blocks and string lines of this file
         self.migrating_values: Set[int] = set()
         self.key_prefix = self._key_prefix()
-
-    @property
-    def string_lines(self) -> Set[int]:
-        if self._strings is None:
-            self._strings = _string_lines(self.src.text)
-        return self._strings
 
     # -- the kernel -----------------------------------------------------------------
     def plan(self, kernel, plan: KernelPlan, migrating: Set[int], annotate: bool) -> None:
@@ -263,12 +240,7 @@ class _Planner:
 
     # -- statements -------------------------------------------------------------------
     def _statement_of(self, call: ast.AST) -> Optional[ast.stmt]:
-        parent = self.parents.get(id(call))
-        if isinstance(parent, ast.Expr) and parent.value is call:
-            return parent
-        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and getattr(parent, "value", None) is call:
-            return parent
-        return None
+        return self.ctx.statement_of(call) or self.ctx.assignment_of(call)
 
     @staticmethod
     def _assigned_name(stmt: Optional[ast.stmt]) -> Optional[str]:
@@ -283,14 +255,6 @@ class _Planner:
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 return True
         return False
-
-    def _block_of(self, stmt: ast.stmt) -> Optional[List[ast.stmt]]:
-        parent = self.parents.get(id(stmt))
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(parent, field, None)
-            if isinstance(block, list) and any(s is stmt for s in block):
-                return block
-        return None
 
     def _shares_line(self, stmt: ast.stmt, block: List[ast.stmt]) -> bool:
         return any(s is not stmt and (s.lineno <= stmt.end_lineno and s.end_lineno >= stmt.lineno)  # type: ignore
@@ -315,7 +279,7 @@ class _Planner:
         for node in every:
             if id(node) not in removed:
                 continue
-            block = self._block_of(node)  # type: ignore[arg-type]
+            block = self.ctx.block_of(node)  # type: ignore[arg-type]
             if block is None or self._shares_line(node, block):  # type: ignore[arg-type]
                 plan.steps.append(Step(node.lineno, "remove the hand-written primitive on this line by hand "  # type: ignore
                                                     "(it shares the line with another statement)", "§3.1 step 4"))
@@ -353,43 +317,20 @@ class _Planner:
 
     # -- with T.Scope -----------------------------------------------------------------
     def _unwrap(self, with_stmt: ast.With, plan: KernelPlan, deleted: Set[int]) -> None:
-        """Delete the header, keep a trailing comment, dedent the body by one
-        level (lines inside a multi-line string are never touched)."""
-        last_item = with_stmt.items[-1]
-        head_end = last_item.optional_vars or last_item.context_expr
-        header_last = head_end.end_lineno or with_stmt.lineno  # type: ignore[attr-defined]
-        if header_last >= with_stmt.body[0].lineno:
+        """The TLA001 fix's unwrapping (header gone, a header comment kept, the
+        body dedented outside multi-line strings), minus the lines deleted."""
+        edits = _fix.unwrap_with(with_stmt)
+        if not edits:
             plan.steps.append(Step(with_stmt.lineno, "unwrap this `with T.Scope` by hand (its body starts on "
-                                                     "the header line)", "§3.1 step 3"))
+                                                     "the header line, or the header has `as`)", "§3.1 step 3"))
             return
-        outer = self._with_indent(with_stmt)
-        inner_line = self.src.line_text(with_stmt.body[0].lineno)
-        inner = inner_line[:len(inner_line) - len(inner_line.lstrip(" \t"))]
-        if not inner.startswith(outer) or len(inner) <= len(outer):
-            plan.steps.append(Step(with_stmt.lineno, "unwrap this `with T.Scope` by hand (unusual "
-                                                     "indentation)", "§3.1 step 3"))
-            return
-        header_text = self.src.line_text(header_last)
-        after = self.src.char_col(header_last, head_end.end_col_offset)  # type: ignore[attr-defined]
-        colon = header_text.find(":", after)
-        tail = header_text[colon + 1:].strip() if colon >= 0 else ""
-        keep = outer + tail + "\n" if tail.startswith("#") else ""
-        plan.edits.append(Edit((with_stmt.lineno, 0), (header_last + 1, 0), keep))
-        cut = len(inner)
-        strings = self.string_lines
-        for n in range(header_last + 1, (with_stmt.end_lineno or header_last) + 1):
-            text = self.src.line_text(n)
-            if n in strings or n in deleted or not text.strip():
-                continue
-            if text[:cut].strip() == "" and len(text) > cut and text.startswith(outer):
-                plan.edits.append(Edit((n, self.src.byte_col(n, len(outer))), (n, self.src.byte_col(n, cut)), ""))
+        plan.edits.append(edits[0])
+        plan.edits.extend(e for e in edits[1:] if e.start[0] not in deleted)
 
     # -- allocations ------------------------------------------------------------------
     def _rename(self, call: ast.AST, new: str, plan: KernelPlan) -> bool:
-        from .rules._fix import replace_attr_name
-
         func = getattr(call, "func", None)
-        edits = replace_attr_name(func, new) if isinstance(func, ast.Attribute) else None
+        edits = _fix.replace_attr_name(func, new) if isinstance(func, ast.Attribute) else None
         if not edits or func.lineno != func.end_lineno:  # type: ignore[union-attr]
             return False
         plan.edits.extend(edits)

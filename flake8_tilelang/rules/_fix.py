@@ -25,6 +25,7 @@ class FixContext:
         self._parents: Optional[Dict[int, List[ast.stmt]]] = None
         self._in_string: Optional[Set[int]] = None
         self._exprs: Optional[Dict[int, ast.Expr]] = None
+        self._assigns: Optional[Dict[int, ast.stmt]] = None
         self.memo: Dict[str, object] = {}
 
     def line(self, n: int) -> str:
@@ -34,7 +35,7 @@ class FixContext:
     def _index(self) -> None:
         """One walk over the statements (never the expressions): the block
         of every statement, and every expression statement by its value."""
-        self._parents, self._exprs = {}, {}
+        self._parents, self._exprs, self._assigns = {}, {}, {}
         stack = [self.tree.body] if self.tree is not None else []
         while stack:
             block = stack.pop()
@@ -42,6 +43,8 @@ class FixContext:
                 self._parents[id(stmt)] = block
                 if isinstance(stmt, ast.Expr):
                     self._exprs[id(stmt.value)] = stmt
+                elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                    self._assigns[id(stmt.value)] = stmt
                 for name in _BLOCKS:
                     inner = getattr(stmt, name, None)
                     if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
@@ -62,6 +65,12 @@ class FixContext:
         if self._exprs is None:
             self._index()
         return self._exprs.get(id(node))  # type: ignore[union-attr]
+
+    def assignment_of(self, node: ast.AST) -> Optional[ast.stmt]:
+        """The assignment whose value is exactly ``node`` (``buf = T.alloc_L0A(...)``)."""
+        if self._assigns is None:
+            self._index()
+        return self._assigns.get(id(node))  # type: ignore[union-attr]
 
     def string_lines(self) -> Set[int]:
         """Lines that begin inside a multi-line string (never re-indented)."""
