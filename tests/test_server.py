@@ -122,7 +122,8 @@ def _finding(src, line, code="TLA002", fix=None):
     ("    T.barrier_all()", "    T.barrier_all()  # noqa: TLA002"),
     ("    T.barrier_all()  # keep", "    T.barrier_all()  # keep  # noqa: TLA002"),
     ("    T.barrier_all()  # noqa: TLA001", "    T.barrier_all()  # noqa: TLA001, TLA002"),
-    ("    T.barrier_all()  # noqa:TLA001,E501  # why", "    T.barrier_all()  # noqa:TLA001,E501, TLA002  # why"),
+    # the same edit as `check --add-noqa`: the codes are rewritten comma-separated
+    ("    T.barrier_all()  # noqa:TLA001,E501  # why", "    T.barrier_all()  # noqa:TLA001, E501, TLA002  # why"),
     ("    T.barrier_all()  # noqa", None),
     ("    T.barrier_all()  # noqa: TLA00", None),
 ])

@@ -13,7 +13,6 @@ import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .. import suppress
 from ..diagnostic import SAFE, UNSAFE, Edit, Fix
 from ..source import SourceFile
 
@@ -26,9 +25,6 @@ TextEdit = Tuple[LspPos, LspPos, str]
 
 SEVERITY = {"error": 1, "warning": 2, "info": 3}  # DiagnosticSeverity: Error, Warning, Information
 
-# findings a line comment cannot silence (flake8 reports E902/E999 itself;
-# TLA000 and the comment codes are reported outside the noqa logic)
-UNSILENCEABLE = frozenset({"E902", "E999", "TLA000", suppress.MALFORMED_NOQA, suppress.UNUSED_NOQA})
 
 
 def choose_encoding(offered: Optional[Iterable[str]]) -> str:
@@ -135,35 +131,21 @@ def fix_all(findings: Sequence, unsafe_fixes: bool = False) -> List[Fix]:
 
 def noqa_edit(src: SourceFile, finding) -> Optional[Tuple[int, int, int, str]]:
     """(line, start byte col, end byte col, text) that makes flake8 (and the
-    command line) silence ``finding``: its code merged into the ``# noqa:``
-    flake8 already reads for that statement, or ``  # noqa: CODE`` appended
-    to ``Finding.noqa_row``. None when nothing can or needs to be done (a
-    blanket ``# noqa`` already covers it, codes no comment can silence)."""
-    code = finding.code
-    if code in UNSILENCEABLE or not finding.noqa_row:
+    command line) silence ``finding``: the same edit ``check --add-noqa``
+    makes (its code merged into the ``# noqa:`` flake8 already reads for that
+    statement, or ``  # noqa: CODE`` on a line of the statement where flake8
+    reads it). None when nothing can or needs to be done."""
+    from ..noqa_add import add_noqa
+
+    text, _, _ = add_noqa(src, [finding])
+    if text is None:
         return None
-    index = suppress.NoqaIndex(src.lines)
-    found = index.noqa_for(finding.line)
-    if found is not None:
-        if found.codes is None or found.suppresses(code):
-            return None
-        text = src.line_text(found.line)
-        m = suppress.NOQA_INLINE_REGEX.search(text, found.col)
-        if m is None or m.group("codes") is None:
-            return None
-        end = m.end("codes")
-        codes = m.group("codes")
-        stripped = codes.rstrip(", \t")
-        at = m.start("codes") + len(stripped)
-        col = len(text[:at].encode("utf-8", "surrogatepass"))
-        end_col = len(text[:end].encode("utf-8", "surrogatepass"))
-        return (found.line, col, end_col, ", " + code + codes[len(stripped):])
-    row = finding.noqa_row
-    text = src.line_text(row)
-    stripped = text.rstrip()
-    col = len(stripped.encode("utf-8", "surrogatepass"))
-    end_col = len(text.encode("utf-8", "surrogatepass"))
-    return (row, col, end_col, ("  " if stripped else "") + "# noqa: " + code)
+    new = text.split("\n")
+    for n, old in enumerate(src.lines, 1):
+        body = old.rstrip("\n")
+        if new[n - 1] != body:  # the one line add_noqa changed
+            return (n, 0, len(body.encode("utf-8", "surrogatepass")), new[n - 1])
+    return None
 
 
 # -- hover ----------------------------------------------------------------------
