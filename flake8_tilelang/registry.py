@@ -53,13 +53,7 @@ class Rule:
     def run(self, model) -> List[Diagnostic]:
         """The check's findings as Diagnostics with this rule's code and
         default severity (a rule yields ``report(...)`` drafts)."""
-        out = []
-        for found in self.check(model):  # type: ignore[misc]
-            if isinstance(found, Diagnostic):
-                out.append(found)
-            else:
-                out.append(found.finish(self.code, self.severity))
-        return out
+        return [found.finish(self.code, self.severity) for found in self.check(model)]  # type: ignore[misc]
 
     @property
     def example_path(self) -> str:

@@ -1,5 +1,5 @@
 """Test launcher: the real language server plus one extra rule whose
-findings carry fixes (no shipped rule attaches edits yet). TLA098 reports
+findings carry fixes of both applicabilities on demand. TLA098 reports
 every ``T.barrier_all()`` with a safe fix (replace it by ``T.pipe_barrier("all")``
 -- only for the test) and every ``T.sync_all()`` with an unsafe fix."""
 import sys
