@@ -229,8 +229,9 @@ def _mixed(data: bytes) -> bool:
 def keep_line_endings(original: bytes, new: bytes) -> bytes:
     """``new`` (written with the file's first line ending everywhere) with
     each unchanged or edited-in-place line ending as it was in
-    ``original``; lines the edits added keep the first line ending. Only a
-    file that mixes line endings needs this."""
+    ``original``; lines the edits wrote take the ending of the lines they
+    replace (or of the line before them). Only a file that mixes line
+    endings needs this."""
     if not _mixed(original):
         return new
     old_lines = _split_keep(original)
@@ -248,8 +249,13 @@ def keep_line_endings(original: bytes, new: bytes) -> bytes:
                 old, line = old_lines[i1 + k], new_lines[j1 + k]
                 end = _ending(line)
                 out.append(_body(line) + (_ending(old) if end else b""))
-        else:
-            out.extend(new_lines[j1:j2])
+        else:  # lines the edits wrote: the ending of the lines they replace, or of the line before
+            around = {_ending(x) for x in old_lines[i1:i2]} - {b""}
+            if not around and i1 > 0:
+                around = {_ending(old_lines[i1 - 1])} - {b""}
+            use = around.pop() if len(around) == 1 else None
+            for line in new_lines[j1:j2]:
+                out.append(_body(line) + use if use is not None and _ending(line) else line)
     return b"".join(out)
 
 
