@@ -549,9 +549,10 @@ def test_output_file_symlink_or_hard_link_is_refused(repo, tmp_path, capsys, com
     os.remove("flake8-tilelang.sarif")
     os.mkdir(str(tmp_path / "elsewhere"))
     os.symlink(str(tmp_path / "elsewhere"), "reports")  # a committed folder symlink
-    code, out, err = run(command + ["-o", "reports/out.sarif", "k.py"], capsys)
-    assert code == 2 and os.listdir(str(tmp_path / "elsewhere")) == []
-    assert "reports is a symlink or not a folder" in err
+    for name in ("reports/out.sarif", "reports/new/folder/out.sarif"):  # nothing created through it
+        code, out, err = run(command + ["-o", name, "k.py"], capsys)
+        assert code == 2 and os.listdir(str(tmp_path / "elsewhere")) == []
+        assert "reports is a symlink or not a folder" in err
 
 
 def test_output_file_is_written_atomically_keeping_its_mode(repo, capsys):

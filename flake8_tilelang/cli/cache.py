@@ -70,11 +70,7 @@ _TMP = re.compile(r"^[0-9a-f]{64}\.[0-9]+\.[0-9a-f]{8}\.tmp$")
 _CHECKER_DIR = re.compile(r"^v[0-9]+-[0-9a-f]{16}$")
 _CODE = re.compile(r"^[A-Z]+[0-9]+$")
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_BINARY = getattr(os, "O_BINARY", 0)
+from .fileio import _BINARY, _CLOEXEC, _DIRECTORY, _NOFOLLOW, _NONBLOCK, _read_fd  # noqa: E402 - one set of flags
 # Directory file descriptors: every name is resolved inside a folder that was
 # opened without following a symlink, so nothing can be redirected midway.
 _FD = bool(_NOFOLLOW and _DIRECTORY and all(
@@ -196,15 +192,8 @@ class _Folder:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
                 return None
-            chunks = []
-            size = 0
-            while size <= limit:
-                chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-            return b"".join(chunks) if size <= limit else None
+            data = _read_fd(fd, limit)
+            return data if len(data) <= limit else None
         except OSError:
             return None
         finally:

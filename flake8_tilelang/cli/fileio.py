@@ -122,12 +122,18 @@ def _parts(path: str, root: str) -> Optional[List[str]]:
     return [p for p in rel.split(os.sep) if p]
 
 
-def _open_dir_chain(root: str, dirs: List[str], what: str, root_flags: int = 0) -> int:
+def _open_dir_chain(root: str, dirs: List[str], what: str, create: bool = False) -> int:
     """A descriptor of ``root/dirs...``: ``root`` itself is opened normally
-    (it is the user's), every folder below it without following a symlink."""
-    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC | root_flags)
+    (it is the user's), every folder below it without following a symlink
+    (``create``: a missing one is made, inside its parent's descriptor)."""
+    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
         for i, name in enumerate(dirs):
+            if create:
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
             try:
                 nxt = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
             except OSError as exc:
@@ -388,9 +394,14 @@ def write_output(path: str, data: bytes) -> None:
     parts = _parts(full, root)
     if parts is None:
         raise NotWritten("not a file name")
-    os.makedirs(folder, exist_ok=True)
     name = parts[-1]
-    dfd = _open_dir_chain(root, parts[:-1], "its folder") if _FD else None
+    if root != cwd:  # a folder the user named outside the working directory
+        os.makedirs(folder, exist_ok=True)
+    if _FD:
+        dfd: Optional[int] = _open_dir_chain(root, parts[:-1], "its folder", create=True)
+    else:
+        os.makedirs(folder, exist_ok=True)
+        dfd = None
     try:
         at = name if dfd is not None else full
         try:
