@@ -640,6 +640,8 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
             if not isinstance(value, dict):
                 raise ConfigError("%s: expected a table of pattern = [codes], got %s" % (
                     where, _type(value)))
+            if len(value) > MAX_GLOBS:
+                raise ConfigError("%s: more than %d globs" % (where, MAX_GLOBS))
             entries = []
             for pattern, pcodes in value.items():
                 pwhere = "%s %r" % (where, pattern)
@@ -674,6 +676,8 @@ def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
                 entry = _pfi_entry(pat, checked)
                 validate_globs([entry[0]], "--per-file-ignores")
                 entries.append(entry)
+                if len(entries) > MAX_GLOBS:
+                    raise ConfigError("--per-file-ignores: more than %d globs" % MAX_GLOBS)
     return tuple(entries)
 
 

@@ -378,6 +378,17 @@ def test_a_huge_glob_is_refused_before_walking(repo, capsys, key):
     assert "above the limit" in err and "pyproject.toml" in err
 
 
+@pytest.mark.parametrize("key", ["extend-exclude", "per-file-ignores"])
+def test_too_many_globs_are_refused(repo, capsys, key):
+    globs = ["d%d/*.py" % i for i in range(600)]
+    if key == "extend-exclude":
+        body = "[tool.flake8-tilelang]\nextend-exclude = %s\n" % json.dumps(globs)
+    else:
+        body = "[tool.flake8-tilelang.per-file-ignores]\n" + "".join('"%s" = ["TLA001"]\n' % g for g in globs)
+    (repo / "pyproject.toml").write_text(body)
+    assert "more than 512 globs" in _config_error(capsys)
+
+
 def test_a_glob_of_many_wildcards_is_refused(repo, capsys):
     (repo / "pyproject.toml").write_text("[tool.flake8-tilelang]\nextend-exclude = [%s]\n"
                                          % json.dumps("*a" * 40))

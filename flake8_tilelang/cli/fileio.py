@@ -81,7 +81,7 @@ def size_text(n: int) -> str:
 
 # -- the project a file belongs to ------------------------------------------------
 
-_ROOTS: Dict[Tuple[str, str], str] = {}
+_ROOTS: Dict[str, str] = {}
 
 
 def _under(path: str, root: str) -> bool:
@@ -92,26 +92,26 @@ def _under(path: str, root: str) -> bool:
 
 
 def project_of(path: str, base_root: Optional[str] = None) -> str:
-    """The folder a linted file must stay inside: the outermost of the
-    configured project root (when the file is below it), the nearest folder
-    with a project marker and the enclosing git checkout."""
-    from ..model.crossmod import project_root
-    from ..output import find_repo_root
-
+    """The folder a linted file must stay inside: the configured project
+    root (the folder of the configuration in use, else the working
+    directory) when the file is below it, else the nearest folder above
+    the file with a project marker (``pyproject.toml``, ``.git``, ...), as
+    for the modules the loader follows."""
     directory = os.path.dirname(os.path.abspath(path))
-    key = (directory, base_root or "")
-    found = _ROOTS.get(key)
+    if base_root:
+        base = os.path.abspath(base_root)
+        if _under(directory, base):
+            return base
+    found = _ROOTS.get(directory)
     if found is None:
-        candidates = [project_root(directory), find_repo_root(directory)]
-        if base_root:
-            candidates.append(os.path.abspath(base_root))
-        found = directory
-        for c in candidates:
-            if c and _under(directory, c) and len(c) < len(found):
-                found = c
+        from ..model.crossmod import project_root
+
+        found = project_root(directory)
+        if not _under(directory, found):
+            found = directory
         if len(_ROOTS) > 4096:
             _ROOTS.clear()
-        _ROOTS[key] = found
+        _ROOTS[directory] = found
     return found
 
 

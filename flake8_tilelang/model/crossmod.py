@@ -53,9 +53,9 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini"
 DENY_ROOTS = C.THIRD_PARTY_ROOTS
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
 
-MAX_FILE_MODULE_BYTES = 2_000_000  # source of the modules one linted file follows
-MAX_PARSED_BYTES = 32_000_000  # source parsed from disk per process
-MAX_KEPT_BYTES = 4_000_000  # source whose trees the parse cache keeps per process
+MAX_FILE_MODULE_BYTES = 1_000_000  # source of the modules one linted file follows
+MAX_PARSED_BYTES = 16_000_000  # source parsed from disk per process
+MAX_KEPT_BYTES = 2_000_000  # source whose trees the parse cache keeps per process
 
 # (path, real path) -> (mtime_ns, size, Builder or None), least recently used first
 _PARSE_CACHE: Dict[Tuple[str, str], Tuple[int, int, object]] = {}
