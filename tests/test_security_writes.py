@@ -303,6 +303,24 @@ def test_a_failed_fix_is_reported_not_counted(repo, monkeypatch, capsys):
     assert code == 2  # a CI step never goes green on an unwritten fix
 
 
+def test_a_read_only_file_is_not_replaced(repo, monkeypatch, capsys):
+    """A file the user may not write stays so, though its folder would allow the
+    rename (simulated: the tests may run as root, which ignores modes)."""
+    real_open = os.open
+
+    def guarded(path, flags, *args, **kwargs):
+        if flags & os.O_WRONLY and not flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fileio.os, "open", guarded)
+    for argv in (FIX + ["k.py"], NOQA + ["k.py"], MIGRATE + ["q.py"]):
+        code, out, err = run(argv, capsys)
+        assert code == 2 and "Permission denied" in out + err, argv
+    assert (repo / "k.py").read_text() == KERNEL and (repo / "q.py").read_text() == MIGRATABLE
+    assert temp_files(repo) == []
+
+
 def test_a_failed_migrate_write_does_not_claim_success(repo, monkeypatch, capsys):
     _read_only(monkeypatch)
     code, out, err = run(MIGRATE + ["q.py"], capsys)

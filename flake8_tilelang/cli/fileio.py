@@ -374,6 +374,11 @@ def rewrite(path: str, stamp: Stamp, make: Callable[[bytes], Optional[bytes]],
         new = make(current)
         if new is None or new == current:
             return False
+        # a file the user may not write (read-only, immutable, a read-only mount) stays so:
+        # the rename below would not ask the file itself
+        probe = os.open(name if dfd is not None else path, os.O_WRONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC,
+                        dir_fd=dfd)
+        os.close(probe)
         _replace_in(dfd, folder, name, keep_line_endings(current, new), st)
         return True
     finally:
