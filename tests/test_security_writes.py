@@ -262,6 +262,22 @@ def test_a_folder_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp
 
 
 @needs_posix
+@pytest.mark.parametrize("writer", ["fix", "noqa"])
+def test_a_file_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp_path, monkeypatch, capsys,
+                                                                       writer):
+    outside = tmp_path / "outside.py"
+    outside.write_text(KERNEL)  # the very same bytes
+
+    def swap():
+        os.remove("k.py")
+        os.symlink(str(outside), "k.py")
+
+    _after_lint(monkeypatch, swap)
+    code, out, err = run(WRITERS[writer] + ["k.py"], capsys)
+    assert code == 2 and outside.read_text() == KERNEL and "k.py is a symlink; not written" in err
+
+
+@needs_posix
 def test_a_path_swapped_for_a_fifo_does_not_hang(repo, monkeypatch, capsys):
     def swap():
         os.remove("k.py")
@@ -351,7 +367,7 @@ def _config_error(capsys, timeout=10.0):
 
 @pytest.mark.parametrize("body", [
     "[tool.flake8-tilelang]\nselect = " + "[" * 1000 + "]" * 1000 + "\n",  # RecursionError
-    "[tool.flake8-tilelang]\nx = {" * 600 + "}" * 600 + "\n",
+    "[tool.flake8-tilelang]\nx = " + "{a = " * 1000 + "1" + "}" * 1000 + "\n",
     "[tool.flake8-tilelang]\n" + ".".join(["a"] * 20000) + " = 1\n",  # a quadratic dotted key
     "[tool.flake8-tilelang]\nselect = \"\xff\"\n".encode("latin-1").decode("latin-1"),
 ])
