@@ -682,6 +682,14 @@ def test_a_process_parses_and_keeps_at_most_its_budget(repo, monkeypatch):
     crossmod.reset_budget()
 
 
+def test_workers_share_the_runs_module_budget(monkeypatch):
+    monkeypatch.setattr(crossmod, "MAX_PARSED_BYTES", 16_000_000)
+    monkeypatch.setattr(crossmod, "MAX_KEPT_BYTES", 8_000_000)
+    monkeypatch.setattr(run_mod, "_SETTINGS", [])
+    run_mod._init_worker([], 0, 4)
+    assert (crossmod.MAX_PARSED_BYTES, crossmod.MAX_KEPT_BYTES) == (4_000_000, 2_000_000)
+
+
 def test_the_module_lookup_cache_is_evicted(repo, monkeypatch):
     crossmod.reset_budget()
     monkeypatch.setattr(crossmod, "_FIND_CACHE_MAX", 50)

@@ -206,8 +206,13 @@ PARENT_POLL_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(table: List[Settings], parent: int = 0) -> None:
+def _init_worker(table: List[Settings], parent: int = 0, workers: int = 1) -> None:
     _SETTINGS[:] = table
+    if workers > 1:  # the run's module budget is shared by its workers
+        from ..model import crossmod
+
+        crossmod.MAX_PARSED_BYTES = max(crossmod.MAX_FILE_MODULE_BYTES, crossmod.MAX_PARSED_BYTES // workers)
+        crossmod.MAX_KEPT_BYTES = max(crossmod.MAX_FILE_MODULE_BYTES, crossmod.MAX_KEPT_BYTES // workers)
     if parent:
         _exit_with_parent(parent)
 
@@ -268,7 +273,7 @@ def _parallel(pending: List[Tuple[str, bytes, int]], table: List[Settings], n: i
     results: List[Optional[FileResult]] = [None] * len(pending)
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(table, os.getpid())) as pool:
+                                 initargs=(table, os.getpid(), n)) as pool:
             for i, result in zip(order, pool.map(_work, [pending[i] for i in order], chunksize=chunk)):
                 results[i] = result
     except BrokenProcessPool:
