@@ -496,6 +496,9 @@ BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 # pyproject.toml is read whole before parsing: a cap on its size, and on the
 # parts of one dotted key (the TOML parser is quadratic in them).
 MAX_CONFIG_BYTES = 1 << 20
+# ... and on the bytes of all the pyproject.toml files one run reads (a tree with
+# a big configuration in every folder)
+MAX_CONFIG_BYTES_PER_RUN = 16 << 20
 MAX_KEY_PARTS = 128
 _KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
 _LONG_DOTTED_KEY = re.compile(r"(?<![A-Za-z0-9_.-])%s(?:[ \t]*\.[ \t]*%s){%d}" % (
@@ -799,6 +802,7 @@ class SettingsFinder:
         self.fixed = bool(getattr(args, "config", None) or getattr(args, "isolated", False))
         self._by_config: Dict[Optional[str], Settings] = {self.base.config_path: self.base}
         self._config_of_dir: Dict[str, Optional[str]] = {}
+        self._budget = [MAX_CONFIG_BYTES_PER_RUN]  # bytes of pyproject.toml files left to read
 
     def _config_for_dir(self, directory: str) -> Optional[str]:
         chain = []
@@ -809,7 +813,7 @@ class SettingsFinder:
                 found = self._config_of_dir[d]
                 break
             chain.append(d)
-            path = _config_here(d)
+            path = _config_here(d, self._budget)
             if path is not None:
                 found = path
                 break
@@ -832,12 +836,19 @@ class SettingsFinder:
         return settings
 
 
-def _config_here(directory: str) -> Optional[str]:
-    """``directory/pyproject.toml`` when it has a ``[tool.flake8-tilelang]`` table."""
+def _config_here(directory: str, budget: Optional[List[int]] = None) -> Optional[str]:
+    """``directory/pyproject.toml`` when it has a ``[tool.flake8-tilelang]``
+    table; ``budget``: the bytes the run may still read (over it, a
+    ConfigError naming the file)."""
     path = os.path.join(directory, "pyproject.toml")
     if not os.path.isfile(path):
         return None
     raw = _read_config(path, lenient=True)
+    if raw is not None and budget is not None:
+        budget[0] -= len(raw)
+        if budget[0] < 0:
+            raise ConfigError("%s: the pyproject.toml files of this tree total more than %d bytes, "
+                              "the limit for one run" % (path, MAX_CONFIG_BYTES_PER_RUN))
     if raw is None or b"flake8-tilelang" not in raw:
         return None
     data = _load_toml(path, raw)

@@ -390,6 +390,22 @@ def test_a_huge_pyproject_is_not_parsed(repo, capsys):
     assert str(path) in err and "above the limit" in err
 
 
+def test_the_configurations_of_a_tree_have_one_budget(repo, capsys, monkeypatch):
+    """A big pyproject.toml in every folder: the run reads at most its budget."""
+    from flake8_tilelang import settings as S
+
+    monkeypatch.setattr(S, "MAX_CONFIG_BYTES_PER_RUN", 100_000)
+    for i in range(20):
+        folder = repo / ("pkg%d" % i)
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text("[tool.flake8-tilelang]\n" + "# pad\n" * 2000)
+        (folder / "k.py").write_text(KERNEL)
+    code, out, err = run(["check", "--no-cache", "."], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "total more than 100000 bytes" in err
+    monkeypatch.setattr(S, "MAX_CONFIG_BYTES_PER_RUN", 16 << 20)
+    assert run(["check", "--no-cache", "k.py", "pkg0"], capsys)[0] == 1
+
+
 @needs_posix
 def test_a_fifo_pyproject_never_blocks(repo, capsys, tmp_path):
     os.remove(str(repo / "pyproject.toml"))
