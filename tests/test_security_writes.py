@@ -229,7 +229,7 @@ def test_a_migrate_plan_is_not_applied_to_changed_bytes(repo, monkeypatch, capsy
 @needs_posix
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_a_folder_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp_path, monkeypatch,
-                                                                         capsys, writer):
+                                                                        capsys, writer):
     name = target(writer)
     (repo / "pkg").mkdir()
     os.rename(str(repo / name), str(repo / "pkg" / name))
@@ -264,7 +264,7 @@ def test_a_folder_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp
 @needs_posix
 @pytest.mark.parametrize("writer", ["fix", "noqa"])
 def test_a_file_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp_path, monkeypatch, capsys,
-                                                                       writer):
+                                                                      writer):
     outside = tmp_path / "outside.py"
     outside.write_text(KERNEL)  # the very same bytes
 
@@ -541,7 +541,8 @@ def test_a_committed_cache_with_perfect_modes_is_not_trusted(repo, capsys, own_k
     finally:
         os.umask(old)
     key = (own_key / cache_mod.SUBDIR / cache_mod.KEY_NAME).read_bytes()
-    assert len(key) == 32 and stat.S_IMODE(os.stat(str(own_key / cache_mod.SUBDIR / cache_mod.KEY_NAME)).st_mode) == 0o600
+    key_file = own_key / cache_mod.SUBDIR / cache_mod.KEY_NAME
+    assert len(key) == 32 and stat.S_IMODE(os.stat(str(key_file)).st_mode) == 0o600
     for rel, item in snapshot(repo).items():  # the key never lands in the project
         assert item[0] != "file" or key not in item[1], rel
 

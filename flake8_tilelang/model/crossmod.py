@@ -72,6 +72,7 @@ def reset_budget() -> None:
     _FIND_CACHE.clear()
     _BUDGET["parsed"] = _BUDGET["kept"] = 0
 
+
 Source = Union[bytes, str]
 SourceProvider = Callable[[str], Optional[Source]]
 _PROVIDER: Optional[SourceProvider] = None
