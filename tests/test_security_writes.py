@@ -228,8 +228,8 @@ def test_a_migrate_plan_is_not_applied_to_changed_bytes(repo, monkeypatch, capsy
 
 @needs_posix
 @pytest.mark.parametrize("writer", sorted(WRITERS))
-def test_a_folder_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp_path, monkeypatch,
-                                                                        capsys, writer):
+def test_a_folder_swapped_for_a_symlink_after_the_lint_is_not_followed(
+        repo, tmp_path, monkeypatch, capsys, writer):
     name = target(writer)
     (repo / "pkg").mkdir()
     os.rename(str(repo / name), str(repo / "pkg" / name))
@@ -263,8 +263,8 @@ def test_a_folder_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp
 
 @needs_posix
 @pytest.mark.parametrize("writer", ["fix", "noqa"])
-def test_a_file_swapped_for_a_symlink_after_the_lint_is_not_followed(repo, tmp_path, monkeypatch, capsys,
-                                                                      writer):
+def test_a_file_swapped_for_a_symlink_after_the_lint_is_not_followed(
+        repo, tmp_path, monkeypatch, capsys, writer):
     outside = tmp_path / "outside.py"
     outside.write_text(KERNEL)  # the very same bytes
 
