@@ -744,3 +744,19 @@ def test_a_glob_class_with_a_bracket_prints_no_warning(repo):
 
     assert PathPattern("[[]x").matches_name("[x") and not PathPattern("[[]x").matches_name("x")
     assert PathPattern("[!~~]*").matches_name("a") and not PathPattern("[!~~]*").matches_name("~")
+
+
+@needs_posix
+def test_write_in_place_keeps_the_guarantees(repo, tmp_path):
+    """The helper for callers without a stamp: atomic, no symlink, no hard link."""
+    run_mod.write_in_place("k.py", b"x = 1\n")
+    assert (repo / "k.py").read_bytes() == b"x = 1\n"
+    outside = tmp_path / "outside.py"
+    outside.write_text("keep\n")
+    os.link(str(outside), "linked.py")
+    with pytest.raises(fileio.NotWritten):
+        run_mod.write_in_place("linked.py", b"evil\n")
+    os.symlink("k.py", "alias.py")
+    with pytest.raises(fileio.NotWritten):
+        run_mod.write_in_place("alias.py", b"evil\n")
+    assert outside.read_text() == "keep\n" and (repo / "k.py").read_bytes() == b"x = 1\n"

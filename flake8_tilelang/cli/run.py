@@ -44,6 +44,17 @@ def read_file(path: str, limit: Optional[int] = None, root: Optional[str] = None
     return read_linted(path, MAX_FILE_BYTES if limit is None else limit, root)[0]
 
 
+def write_in_place(path: str, data: bytes, root: Optional[str] = None) -> None:
+    """Replace a file's content with the guarantees of ``fileio.rewrite``
+    (atomic, never through a link, keeps mode and line endings); for a
+    caller that has no stamp of its own, the file as it is now is the one
+    replaced. Raises OSError (``fileio.NotWritten`` when refused)."""
+    from .fileio import rewrite
+
+    _, stamp = read_linted(path, MAX_FILE_BYTES, root)
+    rewrite(path, stamp, lambda current: data)
+
+
 def read_stdin(limit: Optional[int] = None) -> bytes:
     limit = MAX_FILE_BYTES if limit is None else limit
     data = sys.stdin.buffer.read(limit + 1)
