@@ -358,6 +358,8 @@ class PathPattern:
             p = self.pattern.strip("/")
             if p.startswith("./"):
                 p = p[2:]
+            if len(_COMPILED) >= 4096:  # a long-lived server meets many configurations
+                _COMPILED.clear()
             rx = _COMPILED[self.pattern] = _glob_regex(p)
         return rx
 
