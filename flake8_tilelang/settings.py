@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
@@ -194,6 +195,32 @@ def explicitly_named(code: str, selects: Iterable[str]) -> bool:
 
 # -- paths ---------------------------------------------------------------------
 
+# A glob's cost budget: a pull request controls both the patterns and the file
+# names, and each pattern is matched against every walked entry.
+MAX_GLOB_CHARS = 256
+MAX_GLOB_WILDCARDS = 32
+MAX_GLOBS = 512  # per option or key
+
+
+def _class_regex(body: str) -> str:
+    """A glob class body (``a-z``, ``!abc``) as a regex class in which every
+    character is literal except the range dashes: ``[[]`` or ``[a&&b]``
+    never reach ``re`` as a nested set (no FutureWarning, no surprise)."""
+    negate = body.startswith("!")
+    if negate:
+        body = body[1:]
+    out = []
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            out.append("%s-%s" % (re.escape(body[i]), re.escape(body[i + 2])))
+            i += 3
+        else:
+            out.append(re.escape(body[i]))
+            i += 1
+    return "[%s%s]" % ("^" if negate else "", "".join(out))
+
+
 def _glob_tokens(pattern: str) -> List[Tuple[str, object]]:
     """("lit", c) / ("one", None) / ("class", compiled) / ("star", None) /
     ("dstar", None) / ("dstar/", None) for a glob."""
@@ -215,10 +242,7 @@ def _glob_tokens(pattern: str) -> List[Tuple[str, object]]:
             out.append(("one", None))
         elif c == "[" and pattern.find("]", i + 1) != -1:
             j = pattern.find("]", i + 1)
-            body = pattern[i + 1:j].replace("\\", "\\\\")
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append(("class", re.compile("[%s]" % body)))
+            out.append(("class", re.compile(_class_regex(pattern[i + 1:j]))))
             i = j
         else:
             out.append(("lit", c))
@@ -299,10 +323,7 @@ def _glob_regex(pattern: str):
             if j == -1:
                 out.append(re.escape(c))
             else:
-                body = pattern[i + 1:j].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[%s]" % body)
+                out.append(_class_regex(pattern[i + 1:j]))
                 i = j
         else:
             out.append(re.escape(c))
@@ -337,6 +358,8 @@ class PathPattern:
             p = self.pattern.strip("/")
             if p.startswith("./"):
                 p = p[2:]
+            if len(_COMPILED) >= 4096:  # a long-lived server meets many configurations
+                _COMPILED.clear()
             rx = _COMPILED[self.pattern] = _glob_regex(p)
         return rx
 
@@ -351,11 +374,43 @@ def validate_globs(patterns: Iterable[str], where: str) -> List[str]:
     or checked."""
     out = []
     for pattern in patterns:
+        if len(pattern) > MAX_GLOB_CHARS:
+            raise ConfigError("%s: a glob of %d characters is above the limit of %d" % (
+                where, len(pattern), MAX_GLOB_CHARS))
+        wildcards = sum(1 for kind, _ in _glob_tokens_shape(pattern) if kind != "lit")
+        if wildcards > MAX_GLOB_WILDCARDS:
+            raise ConfigError("%s: invalid glob %r: %d wildcards, above the limit of %d" % (
+                where, pattern, wildcards, MAX_GLOB_WILDCARDS))
         try:
-            PathPattern(pattern)._compiled()
-        except (re.error, ValueError, TypeError) as exc:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                PathPattern(pattern)._compiled()
+        except (re.error, ValueError, TypeError, RecursionError) as exc:
             raise ConfigError("%s: invalid glob %r: %s" % (where, pattern, getattr(exc, "msg", exc)))
         out.append(pattern)
+        if len(out) > MAX_GLOBS:
+            raise ConfigError("%s: more than %d globs" % (where, MAX_GLOBS))
+    return out
+
+
+def _glob_tokens_shape(pattern: str) -> List[Tuple[str, None]]:
+    """The token kinds of a glob, without compiling its classes."""
+    out: List[Tuple[str, None]] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**", i):
+            out.append(("dstar", None))
+            i += 3 if pattern.startswith("**/", i) else 2
+            continue
+        c = pattern[i]
+        if c in "*?":
+            out.append(("wild", None))
+        elif c == "[" and pattern.find("]", i + 1) != -1:
+            out.append(("class", None))
+            i = pattern.find("]", i + 1)
+        else:
+            out.append(("lit", None))
+        i += 1
     return out
 
 
@@ -440,18 +495,75 @@ KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores"
 BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 
 
-def _load_toml(path: str) -> dict:
+# pyproject.toml is read whole before parsing: a cap on its size, and on the
+# parts of one dotted key (the TOML parser is quadratic in them).
+MAX_CONFIG_BYTES = 1 << 20
+# ... and on the bytes of all the pyproject.toml files one run reads (a tree with
+# a big configuration in every folder)
+MAX_CONFIG_BYTES_PER_RUN = 16 << 20
+MAX_KEY_PARTS = 128
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_LONG_DOTTED_KEY = re.compile(r"(?<![A-Za-z0-9_.-])%s(?:[ \t]*\.[ \t]*%s){%d}" % (
+    _KEY_PART, _KEY_PART, MAX_KEY_PARTS))
+
+
+def _read_config(path: str, lenient: bool = False) -> Optional[bytes]:
+    """The bytes of a configuration file: a regular file (``stat`` before
+    opening: a FIFO never blocks the run) of at most MAX_CONFIG_BYTES.
+    ``lenient``: a file that cannot be opened is None (a pyproject.toml met
+    on the way up that may not be ours), not an error."""
+    import stat as _stat
+
+    try:
+        st = os.stat(path)
+        if not _stat.S_ISREG(st.st_mode):
+            raise ConfigError("%s: cannot read: not a regular file" % path)
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError("%s: %d bytes, above the limit of %d for a configuration file" % (
+                path, st.st_size, MAX_CONFIG_BYTES))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb", closefd=True) as f:
+            if not _stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ConfigError("%s: cannot read: not a regular file" % path)
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        if lenient:
+            return None
+        raise ConfigError("%s: cannot read: %s" % (path, exc.strerror or exc))
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError("%s: above the limit of %d bytes for a configuration file" % (
+            path, MAX_CONFIG_BYTES))
+    return data
+
+
+def _load_toml(path: str, data: Optional[bytes] = None) -> dict:
+    """The parsed file; every failure (unreadable, too big, invalid, too
+    deep, a key of too many parts) is a ConfigError naming the file."""
     try:
         import tomllib  # type: ignore[import-not-found]
     except ImportError:  # Python < 3.11
         import tomli as tomllib  # type: ignore[no-redef]
+    if data is None:
+        data = _read_config(path)
+    assert data is not None
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except OSError as exc:
-        raise ConfigError("%s: cannot read: %s" % (path, exc))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("%s: invalid TOML: not UTF-8 (%s)" % (path, exc.reason))
+    if _LONG_DOTTED_KEY.search(text):
+        raise ConfigError("%s: invalid TOML for this tool: a dotted key of more than %d parts" % (
+            path, MAX_KEY_PARTS))
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("%s: invalid TOML: %s" % (path, exc))
+    except RecursionError:
+        raise ConfigError("%s: invalid TOML for this tool: nested too deeply" % path)
+    except MemoryError:
+        raise ConfigError("%s: invalid TOML for this tool: too large to parse" % path)
+    except Exception as exc:  # the parser's own bug on crafted input: still one line
+        raise ConfigError("%s: cannot parse: %s: %s" % (path, type(exc).__name__, exc))
 
 
 def find_config(start: str) -> Optional[str]:
@@ -533,6 +645,8 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
             if not isinstance(value, dict):
                 raise ConfigError("%s: expected a table of pattern = [codes], got %s" % (
                     where, _type(value)))
+            if len(value) > MAX_GLOBS:
+                raise ConfigError("%s: more than %d globs" % (where, MAX_GLOBS))
             entries = []
             for pattern, pcodes in value.items():
                 pwhere = "%s %r" % (where, pattern)
@@ -567,6 +681,8 @@ def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
                 entry = _pfi_entry(pat, checked)
                 validate_globs([entry[0]], "--per-file-ignores")
                 entries.append(entry)
+                if len(entries) > MAX_GLOBS:
+                    raise ConfigError("--per-file-ignores: more than %d globs" % MAX_GLOBS)
     return tuple(entries)
 
 
@@ -688,6 +804,7 @@ class SettingsFinder:
         self.fixed = bool(getattr(args, "config", None) or getattr(args, "isolated", False))
         self._by_config: Dict[Optional[str], Settings] = {self.base.config_path: self.base}
         self._config_of_dir: Dict[str, Optional[str]] = {}
+        self._budget = [MAX_CONFIG_BYTES_PER_RUN]  # bytes of pyproject.toml files left to read
 
     def _config_for_dir(self, directory: str) -> Optional[str]:
         chain = []
@@ -698,7 +815,7 @@ class SettingsFinder:
                 found = self._config_of_dir[d]
                 break
             chain.append(d)
-            path = _config_here(d)
+            path = _config_here(d, self._budget)
             if path is not None:
                 found = path
                 break
@@ -721,18 +838,21 @@ class SettingsFinder:
         return settings
 
 
-def _config_here(directory: str) -> Optional[str]:
-    """``directory/pyproject.toml`` when it has a ``[tool.flake8-tilelang]`` table."""
+def _config_here(directory: str, budget: Optional[List[int]] = None) -> Optional[str]:
+    """``directory/pyproject.toml`` when it has a ``[tool.flake8-tilelang]``
+    table; ``budget``: the bytes the run may still read (over it, a
+    ConfigError naming the file)."""
     path = os.path.join(directory, "pyproject.toml")
     if not os.path.isfile(path):
         return None
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(4 * 1024 * 1024)
-    except OSError:
+    raw = _read_config(path, lenient=True)
+    if raw is not None and budget is not None:
+        budget[0] -= len(raw)
+        if budget[0] < 0:
+            raise ConfigError("%s: the pyproject.toml files of this tree total more than %d bytes, "
+                              "the limit for one run" % (path, MAX_CONFIG_BYTES_PER_RUN))
+    if raw is None or b"flake8-tilelang" not in raw:
         return None
-    if b"flake8-tilelang" not in raw:
-        return None
-    data = _load_toml(path)
+    data = _load_toml(path, raw)
     tool = data.get("tool")
     return path if isinstance(tool, dict) and SECTION in tool else None

@@ -273,6 +273,15 @@ BAD_ENTRIES = {
 }
 
 
+def sign(key, payload):
+    """An entry as this user's tool would MAC it (to reach the shape checks)."""
+    import hashlib
+    import hmac
+
+    mac = hmac.new(cache_mod.secret(), key.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+    return mac.encode() + b"\n" + payload
+
+
 @pytest.mark.parametrize("kind", sorted(BAD_ENTRIES))
 def test_bad_entry_is_a_miss_that_is_rewritten(proj, capsys, calls, kind):
     bad = BAD_ENTRIES[kind]
@@ -284,21 +293,24 @@ def test_bad_entry_is_a_miss_that_is_rewritten(proj, capsys, calls, kind):
     with open(entry, "rb") as f:
         good = f.read()
     os.remove(entry)
+    payload = good.partition(b"\n")[2]
     if callable(bad):
         bad(entry)
     else:
         if bad is None:
             bad = good[:len(good) // 2]
         elif bad == "other-key":
-            bad = json.dumps({"key": "0" * 64, "findings": []}).encode()
+            bad = sign(key, json.dumps({"key": "0" * 64, "findings": []}).encode())
         elif bad == "wrong-types":
-            row = json.loads(good)["findings"][0]
+            row = json.loads(payload)["findings"][0]
             row[3] = {"message": 1}
-            bad = json.dumps({"key": key, "findings": [row]}).encode()
+            bad = sign(key, json.dumps({"key": key, "findings": [row]}).encode())
         elif bad == "bool-line":
-            row = json.loads(good)["findings"][0]
+            row = json.loads(payload)["findings"][0]
             row[0] = True
-            bad = json.dumps({"key": key, "findings": [row]}).encode()
+            bad = sign(key, json.dumps({"key": key, "findings": [row]}).encode())
+        elif kind in ("empty object", "empty list", "deeply nested"):
+            bad = sign(key, bad)  # authentic, yet not an entry: the shape is checked too
         with open(entry, "wb") as f:
             f.write(bad)
     calls.clear()
@@ -463,7 +475,7 @@ def test_fifo_imported_module_is_never_opened(tmp_path, monkeypatch, capsys):
     os.mkfifo(str(proj / "cfg.py"))  # opening it for reading would block forever
     opened = _spy_opens(monkeypatch, proj / "cfg.py")
     assert lint(capsys, "kern.py") == ""
-    assert crossmod._parse(str(proj / "cfg.py")) is None  # even when asked directly
+    assert crossmod._parse(str(proj / "cfg.py"))[0] is None  # even when asked directly
     assert opened == []
 
 
@@ -869,5 +881,21 @@ def test_fixes_never_write_through_a_symlinked_file(tmp_path, monkeypatch, capsy
                  ["migrate", "k.py"]):
         main(argv)
         assert (outside / "k.py").read_text() == kernel, argv
+    out, err = capsys.readouterr()
+    # issue 22 point 13: a file outside the project is not even read, only reported
+    assert "leads out of the project through a symlink" in out + err
+    # a symlink to a file inside the project is linted, but never written through
+    (repo / "pyproject.toml").write_text("[project]\nname = 'victim'\n")
+    (repo / "real").mkdir()
+    (repo / "real" / "k.py").write_text(kernel)
+    os.remove(str(repo / "k.py"))
+    (repo / "k.py").symlink_to(repo / "real" / "k.py")
+    for argv in (["check", "--no-cache", "--fix", "--unsafe-fixes", "k.py"],
+                 ["check", "--no-cache", "--add-noqa", "k.py"],
+                 ["migrate", "k.py"]):
+        assert main(argv) == 2, argv
+        assert (repo / "real" / "k.py").read_text() == kernel, argv
+        assert os.path.islink(str(repo / "k.py"))
     err = capsys.readouterr().err
-    assert "cannot write the fixes" in err and "cannot add noqa" in err
+    assert "k.py: not fixed: k.py is a symlink; not written" in err
+    assert "cannot add noqa: k.py is a symlink; not written" in err

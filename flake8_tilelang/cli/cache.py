@@ -38,6 +38,7 @@ The cache touches only what it created (see SECURITY.md):
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -55,7 +56,7 @@ TAG = (
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 GITIGNORE = "# created by flake8-tilelang\n*\n"
-FORMAT = "3"
+FORMAT = "4"
 SUBDIR = "flake8-tilelang"  # inside a cache directory the tool did not create
 MARKER = ".flake8-tilelang-cache"
 MARKER_TEXT = ("This folder was created by flake8-tilelang for its cache; "
@@ -69,11 +70,7 @@ _TMP = re.compile(r"^[0-9a-f]{64}\.[0-9]+\.[0-9a-f]{8}\.tmp$")
 _CHECKER_DIR = re.compile(r"^v[0-9]+-[0-9a-f]{16}$")
 _CODE = re.compile(r"^[A-Z]+[0-9]+$")
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_BINARY = getattr(os, "O_BINARY", 0)
+from .fileio import _BINARY, _CLOEXEC, _DIRECTORY, _NOFOLLOW, _NONBLOCK, _read_fd  # noqa: E402 - one set of flags
 # Directory file descriptors: every name is resolved inside a folder that was
 # opened without following a symlink, so nothing can be redirected midway.
 _FD = bool(_NOFOLLOW and _DIRECTORY and all(
@@ -111,6 +108,20 @@ class _Folder:
     def __init__(self, path: str, fd: Optional[int]):
         self.path = path
         self.fd = fd
+
+    @classmethod
+    def open_followed(cls, path: str) -> Optional["_Folder"]:
+        """A folder of the user's own path (the project root, ``~/.cache``):
+        a symlink to it is fine, only what is below is guarded."""
+        try:
+            if not os.path.isdir(path):
+                return None
+            if not _FD:
+                return cls(path, None)
+            fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        except OSError:
+            return None
+        return cls(path, fd)
 
     @classmethod
     def open(cls, path: str) -> Optional["_Folder"]:
@@ -181,15 +192,8 @@ class _Folder:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
                 return None
-            chunks = []
-            size = 0
-            while size <= limit:
-                chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-            return b"".join(chunks) if size <= limit else None
+            data = _read_fd(fd, limit)
+            return data if len(data) <= limit else None
         except OSError:
             return None
         finally:
@@ -252,6 +256,34 @@ class _Folder:
             pass
 
 
+def _make_marked(parent: _Folder, name: str) -> bool:
+    """Create ``parent/name`` already carrying the marker: a temporary folder
+    gets it, then is renamed to ``name``, so a concurrent run sees either no
+    folder or a marked one, never an unmarked one it would take for someone
+    else's (and nest a second cache in). False when ``name`` exists."""
+    tmp = "%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(4).hex())
+    sub, made = parent.child(tmp, create=True)
+    if sub is None or not made:
+        if sub is not None:
+            sub.close()
+        return False
+    done = False
+    try:
+        if sub.create(MARKER, MARKER_TEXT.encode()) and parent.lstat(name) is None:
+            # a folder made meanwhile by another run is not empty: the rename fails
+            os.rename(parent._at(tmp), parent._at(name), src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+            done = True
+    except OSError:
+        pass
+    finally:
+        if not done:
+            sub.remove(MARKER)
+        sub.close()
+        if not done:
+            parent.rmdir(tmp)
+    return done
+
+
 def _marked(folder: _Folder) -> bool:
     """The folder carries the marker this tool writes: a regular file, and on
     POSIX both owned by the user, the folder writable by nobody else and the
@@ -270,6 +302,82 @@ def _marked(folder: _Folder) -> bool:
     return folder.read(MARKER, 4096) == MARKER_TEXT.encode()
 
 
+KEY_NAME = "cache-key"  # in the user's cache folder, never in the project
+KEY_BYTES = 32
+_SECRET: Optional[bytes] = None
+
+
+def user_cache_home() -> str:
+    """``$XDG_CACHE_HOME`` when it is an absolute path, else ``~/.cache``
+    (``%LOCALAPPDATA%`` on Windows)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return xdg
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return os.environ["LOCALAPPDATA"]
+    return os.path.join(os.path.expanduser("~"), ".cache")
+
+
+def key_folder() -> str:
+    return os.path.join(user_cache_home(), SUBDIR)
+
+
+def secret() -> Optional[bytes]:
+    """This user's key for the entries' MACs: 32 random bytes in
+    ``<user cache>/flake8-tilelang/cache-key`` (a marked folder of the
+    user's, mode 0600), created once, atomically (a hard link that fails
+    if another run made it first). None when it cannot be kept: then the
+    cache is off (an entry nobody can authenticate is never used)."""
+    global _SECRET
+    if _SECRET is not None:
+        return _SECRET
+    home = user_cache_home()
+    try:
+        os.makedirs(home, 0o700, exist_ok=True)
+    except OSError:
+        return None
+    parent = _Folder.open_followed(home)
+    if parent is None:
+        return None
+    if parent.lstat(SUBDIR) is None:
+        _make_marked(parent, SUBDIR)
+    folder, _ = parent.child(SUBDIR, False)
+    parent.close()
+    if folder is None:
+        return None
+    try:
+        if not _marked(folder):
+            return None
+        found = _read_key(folder)
+        if found is None and folder.lstat(KEY_NAME) is None:
+            tmp = "%s.%d.%s.tmp" % (KEY_NAME, os.getpid(), os.urandom(4).hex())
+            if folder.create(tmp, os.urandom(KEY_BYTES)):
+                try:
+                    if folder.fd is not None and os.link in os.supports_dir_fd:
+                        os.link(tmp, KEY_NAME, src_dir_fd=folder.fd, dst_dir_fd=folder.fd,
+                                follow_symlinks=False)
+                    else:
+                        os.rename(folder._at(tmp), folder._at(KEY_NAME))
+                except OSError:  # another run made it first: use theirs
+                    pass
+                folder.remove(tmp)
+            found = _read_key(folder)
+        _SECRET = found
+        return found
+    finally:
+        folder.close()
+
+
+def _read_key(folder: _Folder) -> Optional[bytes]:
+    st = folder.lstat(KEY_NAME)
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return None
+    if _POSIX and (st.st_uid != os.geteuid() or st.st_mode & 0o077):
+        return None
+    data = folder.read(KEY_NAME, KEY_BYTES)
+    return data if data is not None and len(data) == KEY_BYTES else None
+
+
 class Cache:
     def __init__(self, directory: str, settings_fingerprint: str):
         self.root = directory
@@ -282,6 +390,7 @@ class Cache:
         self._folder: Optional[_Folder] = None
         self._state = "closed"  # closed, absent (nothing to read yet), open, off
         self._swept = False
+        self._secret: Optional[bytes] = None
 
     def key(self, display: str, data: bytes) -> str:
         h = hashlib.sha256(self._salt)
@@ -296,9 +405,12 @@ class Cache:
         if folder is None or not _ENTRY.match(key):
             return None
         raw = folder.read(key, MAX_ENTRY_BYTES)
-        if raw is None:
+        if raw is None or self._secret is None:
             return None
-        found = _decode(raw, key, display)
+        mac, _, payload = raw.partition(b"\n")
+        if not hmac.compare_digest(mac, self._mac(key, payload)):
+            return None  # not written by this user's tool (a committed cache): a miss
+        found = _decode(payload, key, display)
         if found is not None:
             self.hits += 1
         return found
@@ -308,11 +420,18 @@ class Cache:
         if folder is None or not _ENTRY.match(key):
             return
         rows = [f.to_row()[1:] for f in findings]  # the path is the key's, not stored
-        data = json.dumps({"key": key, "findings": rows}, ensure_ascii=True).encode("ascii")
+        if self._secret is None:
+            return
+        payload = json.dumps({"key": key, "findings": rows}, ensure_ascii=True).encode("ascii")
+        data = self._mac(key, payload) + b"\n" + payload
         if not self._swept:  # once per run that writes: temporary files of killed runs
             self._swept = True
             _sweep(folder, everything=False)
         folder.replace_with(key, data)  # a read-only tree still gets its results, uncached
+
+    def _mac(self, key: str, payload: bytes) -> bytes:
+        assert self._secret is not None
+        return hmac.new(self._secret, key.encode("ascii") + b"\0" + payload, hashlib.sha256).hexdigest().encode()
 
     def close(self) -> None:
         if self._folder is not None:
@@ -331,6 +450,12 @@ class Cache:
             return self._folder
         if self._state == "off" or (self._state == "absent" and not create):
             return None
+        if self._secret is None:
+            self._secret = secret()
+            if self._secret is None:
+                self._off("cannot keep the cache's key in %s (the key proves that this user's "
+                          "tool wrote an entry)" % key_folder())
+                return None
         try:
             folder = self._open_folders(create)
         except OSError:
@@ -345,18 +470,16 @@ class Cache:
     def _open_folders(self, create: bool) -> Optional[_Folder]:
         root_path = self.root
         st = _lstat(root_path)
-        created = False
         if st is None:
             if not create:
                 self._state = "absent"
                 return None
-            parent = os.path.dirname(os.path.abspath(root_path))
-            os.makedirs(parent, exist_ok=True)  # the user's own path up to the cache directory
-            try:
-                os.mkdir(root_path, 0o700)
-                created = True
-            except FileExistsError:
-                pass
+            parent_path = os.path.dirname(os.path.abspath(root_path))
+            os.makedirs(parent_path, exist_ok=True)  # the user's own path up to the cache directory
+            parent = _Folder.open_followed(parent_path)
+            if parent is not None:
+                _make_marked(parent, os.path.basename(os.path.abspath(root_path)))
+                parent.close()
             st = _lstat(root_path)
         if st is None or stat.S_ISLNK(st.st_mode):
             self._off("the cache directory %s is a symlink; pass its real path with --cache-dir"
@@ -366,12 +489,12 @@ class Cache:
         if root is None:
             self._off("the cache directory %s is not a folder" % root_path)
             return None
-        if created:
-            root.create(MARKER, MARKER_TEXT.encode())
         if _marked(root):
             base = root
         else:  # a folder the tool did not create: only ever touch its own subfolder
-            base, made = root.child(SUBDIR, create)
+            if create and root.lstat(SUBDIR) is None:
+                _make_marked(root, SUBDIR)
+            base, _ = root.child(SUBDIR, False)
             missing = base is None and root.lstat(SUBDIR) is None
             root.close()
             if base is None:
@@ -381,8 +504,6 @@ class Cache:
                 self._off("%s is not a folder created by flake8-tilelang"
                           % os.path.join(root_path, SUBDIR))
                 return None
-            if made:
-                base.create(MARKER, MARKER_TEXT.encode())
             if not _marked(base):
                 base.close()
                 self._off("%s was not created by flake8-tilelang (or is writable by others)"

@@ -22,11 +22,12 @@ def _emit(text: str, output_file: Optional[str] = None) -> None:
     run, which keeps its exit status."""
     global _PIPE_CLOSED
     if output_file:
+        from .fileio import NotWritten, write_output
+
         try:
-            directory = os.path.dirname(os.path.abspath(output_file))
-            os.makedirs(directory, exist_ok=True)
-            with open(output_file, "w", encoding="utf-8", errors="backslashreplace") as f:
-                f.write(text)
+            write_output(output_file, text.encode("utf-8", "backslashreplace"))
+        except NotWritten as exc:
+            raise ConfigError("cannot write the output to %s: %s" % (output_file, exc))
         except OSError as exc:
             raise ConfigError("cannot write the output to %s: %s" % (
                 output_file, exc.strerror or type(exc).__name__))
@@ -183,7 +184,7 @@ def cmd_check(args) -> int:
     for path, why in outcome.skipped:
         _note("flake8-tilelang: warning: %s skipped: %s" % (printable(path), why))
     if getattr(args, "add_noqa", False):
-        return _add_noqa(args, findings)
+        return _add_noqa(args, findings, outcome.stamps)
     diff = bool(getattr(args, "diff", False))
     fix_only = bool(getattr(args, "fix_only", False)) or diff
     fixrun = None
@@ -192,7 +193,8 @@ def cmd_check(args) -> int:
     stdin_name = fixing.stdin_display_name(args)
     if diff or fix_only or fixing.any_file_fixes(findings, finder, settings, stdin_name):
         fixrun = fixing.apply_fixes(findings, finder, settings, diff=diff, stdin_display=stdin_name,
-                                    stdin_data=stdin_data, always=diff or fix_only)
+                                    stdin_data=stdin_data, always=diff or fix_only,
+                                    stamps=outcome.stamps, explicit=bool(getattr(args, "fix", None)))
         for line in fixrun.errors:
             _note("flake8-tilelang: error: %s" % printable(line))
         findings = fixrun.findings
@@ -220,17 +222,24 @@ def cmd_check(args) -> int:
     if fixrun is not None and settings.show_fixes and is_human(fmt):
         from .fixing import show_fixes_text
 
-        text += show_fixes_text(fixrun, {r.code: r.name for r in known_rules()})
+        text += _printable_lines(show_fixes_text(fixrun, {r.code: r.name for r in known_rules()}))
     status = fail_code(findings, args.fail_on, args.exit_zero)
+    if fixrun is not None and fixrun.unwritten:
+        status = 2  # a fix that could not be written is a failed run, whatever --exit-zero says
     _emit(text, args.output_file)
     if is_human(fmt) and not args.quiet:
         from ..output import summary_text
         from .fixing import fix_summary, fixable_note
 
         if fixrun is not None and fixrun.fixed:
-            _note(fix_summary(fixrun, settings.unsafe_fixes, False, False))
+            line = fix_summary(fixrun, settings.unsafe_fixes, False, False)
         else:
-            _note(summary_text(findings, outcome.files))
+            line = summary_text(findings, outcome.files)
+        if fixrun is not None and fixrun.fix_configs:
+            # a pull request's `fix = true` rewrites the checkout: say so
+            line = "%s Fixing was turned on by `fix = true` in %s." % (
+                line.rstrip(), ", ".join(printable(c) for c in fixrun.fix_configs))
+        _note(line)
         note = fixable_note(findings, settings.unsafe_fixes)
         if note:
             _note(note)
@@ -243,13 +252,15 @@ def _fix_only_result(args, fixrun, settings: Settings, diff: bool, fix_only: boo
 
     names = {r.code: r.name for r in known_rules()}
     if diff:
-        _emit("".join(fixrun.diffs), args.output_file)
+        _emit(_printable_lines("".join(fixrun.diffs)), args.output_file)
     elif fixrun.stdin_output is not None:
         write_stdout_bytes(fixrun.stdin_output)
     if settings.show_fixes and fixrun.fixed:
         _note(_printable_lines(show_fixes_text(fixrun, names, "Would fix" if diff else "Fixed").rstrip("\n")))
     if not args.quiet:
         _note(fix_summary(fixrun, settings.unsafe_fixes, diff, True))
+    if fixrun.unwritten:
+        return 2  # the findings of a file that was not written are not fixed
     if diff:
         return 1 if fixrun.fixed and not args.exit_zero else 0
     if fix_only:
@@ -257,10 +268,10 @@ def _fix_only_result(args, fixrun, settings: Settings, diff: bool, fix_only: boo
     return fail_code(fixrun.findings, args.fail_on, args.exit_zero)
 
 
-def _add_noqa(args, findings) -> int:
+def _add_noqa(args, findings, stamps=None) -> int:
     from .fixing import add_noqa_files, stdin_display_name
 
-    added, files, errors = add_noqa_files(findings, stdin_display_name(args))
+    added, files, errors = add_noqa_files(findings, stdin_display_name(args), stamps)
     from ..output import printable
 
     for line in errors:
@@ -426,7 +437,7 @@ def cmd_kernels(args) -> int:
     files = discover(paths, settings, args.force_exclude)
     name = args.stdin_filename or "stdin"
     files = [(name if p == STDIN else d, p) for d, p in files]
-    todo, _ = read_inputs(files, stdin_data)
+    todo, _ = read_inputs(files, stdin_data, settings.project_root)
     entries, errors = inventory(todo, settings, by_path)
     for f in outcome.findings:
         if f.code == "E902" and not any(e["file"] == f.path for e in errors):
@@ -448,7 +459,8 @@ def cmd_migrate(args) -> int:
     from .. import migrate as M
     from ..pipeline import lint_source, parse
     from .discover import STDIN, discover
-    from .run import read_inputs, write_in_place
+    from .fileio import NotWritten, rewrite
+    from .run import read_inputs
 
     finder = SettingsFinder(args)
     settings = finder.base
@@ -456,7 +468,8 @@ def cmd_migrate(args) -> int:
     if STDIN in paths:
         raise ConfigError("migrate rewrites files: it does not read stdin")
     files = discover(paths, settings, args.force_exclude)
-    todo, errors = read_inputs(files, None)
+    stamps: Dict[str, object] = {}
+    todo, errors = read_inputs(files, None, settings.project_root, stamps)
     plans = []
     diffs = []
     only = set(args.kernel or ()) or None
@@ -477,9 +490,15 @@ def cmd_migrate(args) -> int:
                 "a/" + display.lstrip("./"), "b/" + display.lstrip("./"))))
             continue
         try:
-            write_in_place(display, new_bytes)
+            rewrite(display, stamps[display], lambda current, new=new_bytes: new)  # type: ignore[arg-type]
+        except NotWritten as exc:
+            fp.error = "not written: %s" % exc
         except OSError as exc:
-            fp.error = "cannot write: %s" % exc
+            fp.error = "cannot write, the file is unchanged: %s" % (exc.strerror or exc)
+    totals = M.summary(plans)
+    # a kernel of a file that could not be written is not migrated
+    totals["migrated"] = sum(1 for fp in plans if not fp.error for k in fp.kernels
+                             if k.status == "migrated" and fp.new_text is not None)
     if args.output_format == "json":
         report = json.dumps({
             "files": [{
@@ -492,19 +511,21 @@ def cmd_migrate(args) -> int:
                 } for k in fp.kernels],
             } for fp in plans],
             "errors": [{"file": e.path, "code": e.code, "message": e.message} for e in errors],
-            "summary": M.summary(plans),
+            "summary": totals,
         }, indent=2) + "\n"
     else:
         report = M.report_text(plans)
-        s = M.summary(plans)
-        report += "%d kernel%s %s, %d skipped, %d manual step%s.\n" % (
+        s = totals
+        unwritten = s.get("not_written") or 0
+        report += "%d kernel%s %s, %s%d skipped, %d manual step%s.\n" % (
             s["migrated"], "" if s["migrated"] == 1 else "s", "to migrate" if args.diff else "migrated",
+            "%d file%s not written, " % (unwritten, "" if unwritten == 1 else "s") if unwritten else "",
             sum(s["skipped"].values()), sum(s["manual_steps"].values()),
             "" if sum(s["manual_steps"].values()) == 1 else "s")
     from ..output import printable
 
     if args.diff:
-        _emit("".join(diffs))
+        _emit(_printable_lines("".join(diffs)))
         _note(_printable_lines(report.rstrip("\n")))
     else:
         _emit(_printable_lines(report) if args.output_format == "text" else report, args.output_file)

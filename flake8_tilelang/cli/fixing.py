@@ -16,7 +16,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..fixes import FixResult, applicable, fix_file, hidden_unsafe, unified_diff
 from ..pipeline import Finding
-from .run import write_in_place
+from .fileio import NotReadable, NotWritten, Stamp, keep_line_endings, read_linted, rewrite
+from .run import MAX_FILE_BYTES
 
 
 def _plural(n: int, word: str) -> str:
@@ -30,6 +31,10 @@ class FixRun:
         self.stdin_output: Optional[bytes] = None
         self.findings: List[Finding] = []
         self.errors: List[str] = []
+        # files that should have been written and were not (their findings stay reported)
+        self.unwritten: List[str] = []
+        # the configuration files whose ``fix = true`` turned fixing on
+        self.fix_configs: List[str] = []
 
     @property
     def fixed(self) -> List[Finding]:
@@ -54,35 +59,79 @@ def any_file_fixes(findings: List[Finding], finder, base, stdin_display: Optiona
     return any(_settings(finder, base, path, stdin_display).fix for path in _by_path(findings))
 
 
+def _reread(path: str, stamp: Optional[Stamp]) -> bytes:
+    """The bytes of ``path`` now, read with the guards of the first read;
+    NotWritten when they are not the bytes that were linted."""
+    if stamp is None:
+        raise NotWritten("%s was not read by this run" % path)
+    data, now = read_linted(path, MAX_FILE_BYTES, stamp.root)
+    if (now.dev, now.ino, now.digest) != (stamp.dev, stamp.ino, stamp.digest):
+        raise NotWritten("%s changed since it was checked (run again)" % path)
+    return data
+
+
 def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_display: Optional[str],
-                stdin_data: Optional[bytes], always: bool = True) -> FixRun:
+                stdin_data: Optional[bytes], always: bool = True,
+                stamps: Optional[Dict[str, Stamp]] = None, explicit: bool = True) -> FixRun:
     """Fix every file whose settings ask for it (``always``: --diff and
-    --fix-only fix every file), each with its own ``unsafe-fixes``."""
+    --fix-only fix every file), each with its own ``unsafe-fixes``. Edits
+    are applied only to the bytes that were linted (``stamps``); a file
+    that changed since, or cannot be written, keeps its findings and is
+    listed in ``unwritten``. ``explicit``: --fix was given (else the
+    configurations that asked for it are collected in ``fix_configs``)."""
     run = FixRun()
+    stamps = stamps or {}
     for path, mine in _by_path(findings).items():
         settings = _settings(finder, base, path, stdin_display)
         unsafe = settings.unsafe_fixes
         if not (always or settings.fix):
             run.findings.extend(mine)
             continue
-        if path == stdin_display and stdin_data is not None:
-            data = stdin_data
-        else:
-            data = None
+        is_stdin = path == stdin_display and stdin_data is not None
         if not any(applicable(f.fix, unsafe) for f in mine):
             run.findings.extend(mine)
-            if data is not None:
-                run.stdin_output = data
+            if is_stdin:
+                run.stdin_output = stdin_data
             continue
-        if data is None:
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError as exc:
-                run.errors.append("%s: cannot read for fixing: %s" % (path, exc))
-                run.findings.extend(mine)
-                continue
-        result = fix_file(path, data, settings, unsafe, mine)
+        if not explicit and not always and settings.config_path and settings.config_path not in run.fix_configs:
+            run.fix_configs.append(settings.config_path)
+        held: List[FixResult] = []
+
+        def make(data: bytes, path=path, settings=settings, unsafe=unsafe, mine=mine) -> Optional[bytes]:
+            result = fix_file(path, data, settings, unsafe, mine)
+            held.append(result)
+            return result.data if result.changed and result.data != data else None
+
+        data: Optional[bytes] = None
+        try:
+            if is_stdin:
+                data = stdin_data
+                make(data)
+            elif diff:
+                data = _reread(path, stamps.get(path))
+                make(data)
+            else:
+                rewrite(path, stamps[path] if path in stamps else _missing(path), make)
+        except NotReadable as exc:
+            run.errors.append("%s: not fixed: %s" % (path, exc))
+            run.unwritten.append(path)
+            run.findings.extend(mine)
+            continue
+        except NotWritten as exc:
+            run.errors.append("%s: not fixed: %s" % (path, exc))
+            run.unwritten.append(path)
+            run.findings.extend(mine)
+            continue
+        except OSError as exc:
+            run.errors.append("%s: cannot write the fixes, the file is unchanged: %s" % (
+                path, exc.strerror or exc))
+            run.unwritten.append(path)
+            run.findings.extend(mine)
+            continue
+        if not held:  # re-read, and nothing to fix any more
+            run.findings.extend(mine)
+            continue
+        result = held[-1]
         run.results[path] = result
         run.findings.extend(result.remaining)
         if not result.converged:
@@ -93,22 +142,21 @@ def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_disp
             run.errors.append("%s:%d:%d: %s fix not applied: %s (please report it with this file)" % (
                 path, f.line, f.col + 1, f.code, failed.reason))
         if diff:
-            if result.changed:
+            if result.changed and data is not None:
                 run.diffs.append(unified_diff(path, data, result.data))
             if path == stdin_display:
                 run.stdin_output = data
             continue
-        if path == stdin_display and stdin_data is not None:
-            run.stdin_output = result.data
-        elif result.changed and result.data != data:
-            try:
-                write_in_place(path, result.data)
-            except OSError as exc:
-                run.errors.append("%s: cannot write the fixes: %s" % (path, exc))
+        if is_stdin and data is not None:
+            run.stdin_output = keep_line_endings(data, result.data)
     if stdin_display is not None and run.stdin_output is None and stdin_data is not None:
         run.stdin_output = stdin_data
     run.findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return run
+
+
+def _missing(path: str) -> Stamp:
+    raise NotWritten("%s was not read by this run" % path)
 
 
 def fixable_note(findings: List[Finding], unsafe: bool) -> Optional[str]:
@@ -164,36 +212,48 @@ def fix_summary(run: FixRun, unsafe: bool, diff: bool, fix_only: bool) -> str:
     return head + "."
 
 
-def add_noqa_files(findings: List[Finding], stdin_display: Optional[str]) -> Tuple[int, int, List[str]]:
-    """(comments added, files changed, errors)."""
+def add_noqa_files(findings: List[Finding], stdin_display: Optional[str],
+                   stamps: Optional[Dict[str, Stamp]] = None) -> Tuple[int, int, List[str]]:
+    """(comments added, files changed, errors); each file is edited only if
+    it still holds the bytes that were linted."""
     from ..noqa_add import add_noqa
     from ..source import DecodeError, SourceFile, decode
 
     added = files = 0
     errors: List[str] = []
+    stamps = stamps or {}
     for path, mine in _by_path(findings).items():
         if path == stdin_display:
             errors.append("%s: --add-noqa does not edit stdin" % path)
             continue
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-            source = decode(data)
-        except (OSError, DecodeError) as exc:
+        stamp = stamps.get(path)
+        if stamp is None:  # never read (E902): nothing to edit
             if any(f.code not in ("E902",) for f in mine):
-                errors.append("%s: cannot add noqa: %s" % (path, exc))
+                errors.append("%s: cannot add noqa: it was not read by this run" % path)
             continue
-        text, n, _ = add_noqa(source, mine)
-        if text is None:
-            continue
-        new = SourceFile.encode(source, text)
-        if new != data:
+        count: List[int] = []
+
+        def make(data: bytes, mine=mine) -> Optional[bytes]:
             try:
-                write_in_place(path, new)
-            except OSError as exc:
-                errors.append("%s: cannot add noqa: %s" % (path, exc))
-                continue
-            added += n
+                source = decode(data)
+            except DecodeError as exc:
+                raise NotWritten(str(exc))
+            text, n, _ = add_noqa(source, mine)
+            if text is None:
+                return None
+            count.append(n)
+            return SourceFile.encode(source, text)
+
+        try:
+            written = rewrite(path, stamp, make)
+        except NotWritten as exc:
+            errors.append("%s: cannot add noqa: %s" % (path, exc))
+            continue
+        except OSError as exc:
+            errors.append("%s: cannot add noqa, the file is unchanged: %s" % (path, exc.strerror or exc))
+            continue
+        if written:
+            added += count[-1]
             files += 1
     return added, files, errors
 

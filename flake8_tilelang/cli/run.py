@@ -3,10 +3,9 @@ pool, and return every finding sorted by path, line, column and code."""
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..pipeline import MARKER, FileResult, Finding, lint_source, simple
 from ..settings import IO_ERROR, Settings, SettingsFinder
@@ -27,62 +26,33 @@ class Outcome:
     jobs: int = 1
     notes: List[str] = field(default_factory=list)  # one-line warnings for stderr
     skipped: List[Tuple[str, str]] = field(default_factory=list)  # (path, why)
+    # display path -> what was linted (root, device, inode, hash): the writes check it
+    stamps: Dict[str, "Stamp"] = field(default_factory=dict)
 
 
 # A file above this is reported as E902 instead of being read (a source file
 # that large is generated data, and parsing it would take minutes and GBs).
 MAX_FILE_BYTES = 32 << 20
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_BINARY = getattr(os, "O_BINARY", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+# Reading and writing linted files: one guarded open (cli/fileio.py)
+from .fileio import NotReadable, Stamp, read_linted, size_text as _size  # noqa: E402
 
 
-class NotReadable(OSError):
-    """A path that is not a regular file under the size cap (never opened or read)."""
+def read_file(path: str, limit: Optional[int] = None, root: Optional[str] = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes whose real
+    path is inside the project (see ``fileio.read_linted``)."""
+    return read_linted(path, MAX_FILE_BYTES if limit is None else limit, root)[0]
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
+def write_in_place(path: str, data: bytes, root: Optional[str] = None) -> None:
+    """Replace a file's content with the guarantees of ``fileio.rewrite``
+    (atomic, never through a link, keeps mode and line endings); for a
+    caller that has no stamp of its own, the file as it is now is the one
+    replaced. Raises OSError (``fileio.NotWritten`` when refused)."""
+    from .fileio import rewrite
 
-
-def read_file(path: str, limit: Optional[int] = None) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes. Checked with
-    ``stat`` before opening (a FIFO, a device or ``/dev/zero`` behind a
-    symlink is never opened), opened without blocking, checked again on the
-    open file, and never read past the cap."""
-    limit = MAX_FILE_BYTES if limit is None else limit
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise NotReadable("not checked: %s is %s" % (path, _kind(st.st_mode)))
-    if st.st_size > limit:
-        raise NotReadable("not checked: %s is %s, above the %s limit for one file"
-                          % (path, _size(st.st_size), _size(limit)))
-    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY | _CLOEXEC)
-    with open(fd, "rb", closefd=True) as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped since the stat
-            raise NotReadable("not checked: %s is %s" % (path, _kind(st.st_mode)))
-        data = f.read(limit + 1)
-    if len(data) > limit:  # grew since the stat
-        raise NotReadable("not checked: %s is above the %s limit for one file" % (path, _size(limit)))
-    return data
-
-
-def write_in_place(path: str, data: bytes) -> None:
-    """Replace a linted file's content (--fix, --add-noqa, migrate): the
-    file itself keeps its mode; a symbolic link is never followed (it may
-    point out of the project), so writing through one is an OSError."""
-    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | _BINARY | _CLOEXEC)
-    with open(fd, "wb", closefd=True) as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError("%s is not a regular file" % path)
-        f.write(data)
-        f.truncate()
+    _, stamp = read_linted(path, MAX_FILE_BYTES, root)
+    rewrite(path, stamp, lambda current: data)
 
 
 def read_stdin(limit: Optional[int] = None) -> bytes:
@@ -93,25 +63,26 @@ def read_stdin(limit: Optional[int] = None) -> bytes:
     return data
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return "%.1f %s" % (n / scale, unit) if n % scale else "%d %s" % (n // scale, unit)
-    return "%d bytes" % n
-
-
-def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
-    """(display, bytes) for files to analyse, and E902 findings (the run goes on)."""
+def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes], root: Optional[str] = None,
+                stamps: Optional[Dict[str, Stamp]] = None):
+    """(display, bytes) for files to analyse, and E902 findings (the run
+    goes on). ``root``: the configured project root (a file must stay
+    inside its project); ``stamps`` collects what was read per display
+    path, for the writes. One file reached by two names (hard links, a
+    symlink inside the project) is read once, preferably by a name that
+    is not a symlink."""
     todo: List[Tuple[str, bytes]] = []
     errors: List[Finding] = []
+    seen: Dict[Tuple[int, int], int] = {}  # (device, inode) -> index in todo, or -1
     for display, path in files:
+        stamp = None
         try:
             if path == STDIN:
                 if isinstance(stdin_data, NotReadable):  # read (and refused) once by the caller
                     raise stdin_data
                 data = stdin_data if stdin_data is not None else read_stdin()
             else:
-                data = read_file(path)
+                data, stamp = read_linted(path, MAX_FILE_BYTES, root)
         except NotReadable as exc:
             errors.append(simple(display, 0, 0, IO_ERROR, str(exc)))
             continue
@@ -119,8 +90,22 @@ def read_inputs(files: List[Tuple[str, str]], stdin_data: Optional[bytes]):
             # flake8's spelling: E902 at 0:1 with the exception
             errors.append(simple(display, 0, 0, IO_ERROR, "%s: %s" % (type(exc).__name__, exc)))
             continue
+        if stamp is not None:
+            ident = (stamp.dev, stamp.ino)
+            before = seen.get(ident)
+            if before is not None:
+                if before >= 0 and os.path.islink(todo[before][0]) and not os.path.islink(path):
+                    old = todo[before][0]
+                    todo[before] = (display, data)
+                    if stamps is not None:
+                        stamps.pop(old, None)
+                        stamps[display] = stamp
+                continue
+            seen[ident] = len(todo) if MARKER in data else -1
         if MARKER in data:
             todo.append((display, data))
+            if stamps is not None and stamp is not None:
+                stamps[display] = stamp
     return todo, errors
 
 
@@ -161,7 +146,7 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
             kept.append((display, path))
         files = kept
     outcome = Outcome(files=len(files), skipped=skipped)
-    todo, errors = read_inputs(files, stdin_data)
+    todo, errors = read_inputs(files, stdin_data, settings.project_root, outcome.stamps)
     outcome.findings.extend(errors)
     outcome.analysed = len(todo)
 
@@ -232,8 +217,13 @@ PARENT_POLL_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(table: List[Settings], parent: int = 0) -> None:
+def _init_worker(table: List[Settings], parent: int = 0, workers: int = 1) -> None:
     _SETTINGS[:] = table
+    if workers > 1:  # the run's module budget is shared by its workers
+        from ..model import crossmod
+
+        crossmod.MAX_PARSED_BYTES = max(crossmod.MAX_FILE_MODULE_BYTES, crossmod.MAX_PARSED_BYTES // workers)
+        crossmod.MAX_KEPT_BYTES = max(crossmod.MAX_FILE_MODULE_BYTES, crossmod.MAX_KEPT_BYTES // workers)
     if parent:
         _exit_with_parent(parent)
 
@@ -294,7 +284,7 @@ def _parallel(pending: List[Tuple[str, bytes, int]], table: List[Settings], n: i
     results: List[Optional[FileResult]] = [None] * len(pending)
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(table, os.getpid())) as pool:
+                                 initargs=(table, os.getpid(), n)) as pool:
             for i, result in zip(order, pool.map(_work, [pending[i] for i in order], chunksize=chunk)):
                 results[i] = result
     except BrokenProcessPool:

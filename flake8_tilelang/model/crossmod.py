@@ -25,6 +25,12 @@ same builder as the linted file. Nothing is ever imported or executed.
   cached too, but never for good: each is re-checked against the mtimes of
   the folders it searched, so a module created after a first lookup is found
   later in the same process.
+- Memory and time have one budget (a tree costs ~200-400x its source): the
+  modules one linted file follows total at most ``MAX_FILE_MODULE_BYTES``
+  of source; a process (a CLI run, a ``-j`` worker, the server) parses at
+  most ``MAX_PARSED_BYTES`` from disk and keeps the trees of at most
+  ``MAX_KEPT_BYTES`` (least recently used first out); the lookup cache holds
+  at most ``_FIND_CACHE_MAX`` names. Over a budget, a module is unknown.
 """
 from __future__ import annotations
 
@@ -47,11 +53,25 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini"
 DENY_ROOTS = C.THIRD_PARTY_ROOTS
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
 
-# (path, real path) -> (mtime_ns, size, Builder or None)
+MAX_FILE_MODULE_BYTES = 1_000_000  # source of the modules one linted file follows
+MAX_PARSED_BYTES = 16_000_000  # source parsed from disk per process
+MAX_KEPT_BYTES = 2_000_000  # source whose trees the parse cache keeps per process
+
+# (path, real path) -> (mtime_ns, size, Builder or None), least recently used first
 _PARSE_CACHE: Dict[Tuple[str, str], Tuple[int, int, object]] = {}
 _PARSE_CACHE_MAX = 256
-# (search dirs, modpath) -> (folder stamp or None, path or None)
+_BUDGET = {"parsed": 0, "kept": 0}
+# (search dirs, modpath) -> (folder stamp or None, path or None), oldest first
 _FIND_CACHE: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], Tuple[Optional[tuple], Optional[str]]] = {}
+_FIND_CACHE_MAX = 4096
+
+
+def reset_budget() -> None:
+    """Forget every parsed module and restore the process's budget (tests)."""
+    _PARSE_CACHE.clear()
+    _FIND_CACHE.clear()
+    _BUDGET["parsed"] = _BUDGET["kept"] = 0
+
 
 Source = Union[bytes, str]
 SourceProvider = Callable[[str], Optional[Source]]
@@ -100,6 +120,7 @@ class Loader:
         # modules whose names are being resolved right now (cycle guard)
         self.loading: List[str] = [self.path]
         self.count = 0
+        self.module_bytes = 0  # source of the modules followed so far (MAX_FILE_MODULE_BYTES)
 
     # -- finding -----------------------------------------------------------
     def split(self, qualname: str, from_file: str) -> Optional[Tuple[str, List[str]]]:
@@ -148,6 +169,9 @@ class Loader:
             if found and found.endswith(".py") and self._is_users(found):
                 path = os.path.abspath(found)
         # else: nothing of that name here: no need to wake astroid
+        _FIND_CACHE.pop(key, None)
+        while len(_FIND_CACHE) >= _FIND_CACHE_MAX:
+            del _FIND_CACHE[next(iter(_FIND_CACHE))]
         _FIND_CACHE[key] = (stamp, path)
         return path
 
@@ -174,7 +198,8 @@ class Loader:
         if not self._is_users(path):  # checked again on the path about to be read
             builder = None
         else:
-            builder = _parse(path, self.source_provider)
+            builder, size = _parse(path, self.source_provider, MAX_FILE_MODULE_BYTES - self.module_bytes)
+            self.module_bytes += size
         resolver = None
         if builder is not None:
             from .resolve import Resolver
@@ -262,7 +287,11 @@ def _build(source: Source, path: str):
         return None
 
 
-def _parse(path: str, provider: Optional[SourceProvider] = None):
+def _parse(path: str, provider: Optional[SourceProvider] = None,
+           room: int = MAX_FILE_MODULE_BYTES) -> Tuple[object, int]:
+    """(the module's Builder or None, its source size). ``room``: what is
+    left of the linted file's budget; the process's budgets are checked
+    here too. Over any of them, the module is unknown (None)."""
     if provider is not None:
         try:
             source = provider(path)
@@ -271,20 +300,39 @@ def _parse(path: str, provider: Optional[SourceProvider] = None):
         if not isinstance(source, (bytes, str)):
             source = None  # anything else means "no buffer"
         if source is not None:
-            if len(source) > MAX_MODULE_BYTES:
-                return None
-            return _build(source, path)  # not cached: a buffer changes without an mtime
+            if len(source) > MAX_MODULE_BYTES or len(source) > room:
+                return None, 0
+            # not cached (a buffer changes without an mtime) and not charged to the
+            # process: an editor's buffers are bounded by the editor and the server
+            return _build(source, path), len(source)
     real = os.path.realpath(path)
     try:
         st = os.stat(real)
     except (OSError, ValueError):
-        return None
-    cached = _PARSE_CACHE.get((path, real))
+        return None, 0
+    key = (path, real)
+    cached = _PARSE_CACHE.pop(key, None)
     if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
-        return cached[2]
+        if cached[2] is not None and cached[1] > room:
+            _PARSE_CACHE[key] = cached
+            return None, 0
+        _PARSE_CACHE[key] = cached  # now the most recently used
+        return cached[2], cached[1] if cached[2] is not None else 0
+    if cached is not None and cached[2] is not None:
+        _BUDGET["kept"] -= cached[1]
+    if st.st_size > room or _BUDGET["parsed"] + st.st_size > MAX_PARSED_BYTES:
+        return None, 0  # over the file's or the process's budget: unknown, and not remembered
     data = _read(real, st)
-    builder = _build(data, path) if data is not None else None
-    if len(_PARSE_CACHE) >= _PARSE_CACHE_MAX:
-        _PARSE_CACHE.clear()
-    _PARSE_CACHE[(path, real)] = (st.st_mtime_ns, st.st_size, builder)
-    return builder
+    builder = None
+    if data is not None:
+        _BUDGET["parsed"] += len(data)
+        builder = _build(data, path)
+    size = st.st_size if builder is not None else 0
+    if size <= MAX_KEPT_BYTES:
+        while _PARSE_CACHE and (len(_PARSE_CACHE) >= _PARSE_CACHE_MAX or _BUDGET["kept"] + size > MAX_KEPT_BYTES):
+            old = _PARSE_CACHE.pop(next(iter(_PARSE_CACHE)))
+            if old[2] is not None:
+                _BUDGET["kept"] -= old[1]
+        _PARSE_CACHE[key] = (st.st_mtime_ns, st.st_size, builder)
+        _BUDGET["kept"] += size
+    return builder, size
