@@ -222,10 +222,15 @@ def test_initialize_open_change_hover_noqa_action_close_shutdown(tmp_path):
         assert codes(await c.diagnostics(uri, version=v)) == [(BARRIER_LINE, "TLA002")]
         assert c.texts[uri] == KERNEL
 
-        # hover: the diagnostic's rule docs; the switch; a code in a noqa comment
+        # hover on a finding: the rule's summary, the switch and where it is
+        # set, the fix, and a pointer to the rule's page -- not the page itself
         hover = await c.hover(uri, BARRIER_LINE, len(INDENT) + 2)
         assert hover.contents.kind == "markdown"
-        assert "**TLA002**" in hover.contents.value and "# TLA002 manual-sync-under-auto-sync" in hover.contents.value
+        text = hover.contents.value
+        assert text.startswith("**TLA002** `manual-sync-under-auto-sync` (warning): ")
+        assert "**Switch:** `TL_ASCEND_AUTO_SYNC` is on, set at line 5" in text
+        assert "**Fix" in text and "flake8-tilelang rule TLA002" in text
+        assert "## Why is this bad" not in text and "```python" not in text and len(text) < 1200
         hover = await c.hover(uri, 4, 10)
         assert "TL_ASCEND_AUTO_SYNC is on (set at line 5)" in hover.contents.value
         assert await c.hover(uri, 0, 0) is None
@@ -241,7 +246,8 @@ def test_initialize_open_change_hover_noqa_action_close_shutdown(tmp_path):
         assert "T.barrier_all()  # noqa: TLA002\n" in c.texts[uri]
         assert await c.diagnostics(uri, version=v4) == []
         hover = await c.hover(uri, BARRIER_LINE, c.texts[uri].splitlines()[BARRIER_LINE].index("TLA002") + 1)
-        assert hover.contents.value.startswith("# TLA002 manual-sync-under-auto-sync")
+        assert hover.contents.value.startswith("**TLA002** `manual-sync-under-auto-sync` (warning): ")
+        assert "## What it does" not in hover.contents.value
 
         # nothing to fix in the whole file: no fix-all action
         assert await c.code_actions(uri, (0, 0), (0, 0), only=["source.fixAll"]) is None
