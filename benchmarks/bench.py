@@ -1,8 +1,27 @@
 """How much flake8-tilelang adds to flake8, as ratios measured in one run.
 
-    python benchmarks/bench.py                       # synthetic corpus, 5 pairs
-    python benchmarks/bench.py --pairs 7 --real PATH # also a real tree (e.g. a tilelang-ascend checkout)
+    python benchmarks/bench.py                       # the four headline figures, then the details
+    python benchmarks/bench.py --real PATH           # the plugin share on a real tree (e.g. tilelang-ascend's examples/)
+    python benchmarks/bench.py --server-file PATH    # the server on a real big file (default: a synthetic ~900-line one)
+    python benchmarks/bench.py --headline            # only the four headline figures
     python benchmarks/bench.py --server-only         # only the language server (needs pygls)
+
+The headline block prints the four speed figures of issue #21, each as a
+ratio against a baseline measured in the same run:
+
+1. lint-on-save: one fresh flake8 process on one kernel file, with the plugin
+   against the same flake8 without it (paired runs): added ms and ratio;
+2. plugin share on a corpus: whole-process CPU with / without the plugin;
+3. the language server on a big file: change -> published diagnostics, p50
+   and p90, against the bare ``lint_source`` of the same file in one process;
+4. memory: peak RSS of flake8 over the corpus with / without the plugin, and
+   the server's (its event loop and its lint worker).
+
+Before measuring, the benchmark compiles the bytecode of the package and of
+flake8 (what ``pip install`` does) and says so, and it prints the Python
+flags and ``PYTHON*`` variables it runs with. Children run without
+``PYTHONDONTWRITEBYTECODE`` (a machine that sets it would charge every run a
+recompile of the whole project and skew whole-process ratios).
 
 The baseline is the same flake8 command without the plugin: flake8 runs every
 installed plugin whatever ``--select`` says, so users of other codes pay for
@@ -359,6 +378,200 @@ def server_lines(edits: int = 1000, starts: int = 5) -> list:
     ]
 
 
+# -- the setting -----------------------------------------------------------------
+
+def python_setting() -> str:
+    """The interpreter and the flags every measured child runs with."""
+    probe = ("import sys, json; f = sys.flags; "
+             "print(json.dumps([sys.version.split()[0], sys.executable, "
+             "{n: getattr(f, n) for n in dir(f) if not n.startswith('_') and n not in ('count', 'index') "
+             "and getattr(f, n)}, sys._xoptions, sys.dont_write_bytecode]))")
+    import json
+
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ENV)
+    version, exe, flags, xopts, nowrite = json.loads(out.stdout)
+    env = {k: v for k, v in ENV.items() if k.startswith("PYTHON")}
+    dropped = [k for k in ("PYTHONDONTWRITEBYTECODE",) if k in os.environ]
+    return ("python %s (%s); sys.flags set: %s; -X: %s; dont_write_bytecode=%s\n"
+            "PYTHON* in the children's environment: %s%s" % (
+                version, exe, flags or "none", xopts or "none", nowrite,
+                env or "none", ("; removed for the children: %s" % ", ".join(dropped)) if dropped else ""))
+
+
+def compile_bytecode() -> str:
+    """Byte-compile what the children import (this package as the children
+    see it, flake8 and its plugins, the server's libraries), as pip does at
+    install time."""
+    import compileall
+
+    probe = ("import importlib.util, os\n"
+             "for name in ('flake8_tilelang', 'flake8', 'pyflakes', 'pycodestyle', 'mccabe', 'pygls', "
+             "'lsprotocol', 'cattrs', 'attr', 'astroid'):\n"
+             "    spec = importlib.util.find_spec(name)\n"
+             "    if spec and spec.submodule_search_locations:\n"
+             "        print(list(spec.submodule_search_locations)[0])\n"
+             "    elif spec and spec.origin:\n"
+             "        print(spec.origin)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ENV)
+    places = [p for p in out.stdout.splitlines() if p.strip()]
+    done, failed = [], []
+    for place in places:
+        try:
+            if os.path.isdir(place):
+                ok = compileall.compile_dir(place, quiet=2, workers=1)
+            else:
+                ok = compileall.compile_file(place, quiet=2)
+        except OSError:
+            ok = False
+        (done if ok else failed).append(place)
+    ours = next((p for p in places if p.rstrip("/").endswith("flake8_tilelang")), "?")
+    return "bytecode compiled first (as pip install does): %d packages, flake8_tilelang from %s%s" % (
+        len(done), ours, ("; could not compile: %s" % ", ".join(failed)) if failed else "")
+
+
+def lint_floor_ms(path: str, runs: int = 15) -> float:
+    """The bare ``lint_source`` of ``path`` in one warm process (median ms):
+    the server's baseline, everything but the transport and the worker."""
+    code = textwrap.dedent("""\
+        import argparse, statistics, sys, time
+        from flake8_tilelang.pipeline import lint_source
+        from flake8_tilelang.settings import build_settings
+        from flake8_tilelang.source import SourceFile
+        path, runs = sys.argv[1], int(sys.argv[2])
+        text = open(path, encoding="utf-8").read()
+        settings = build_settings(argparse.Namespace(isolated=True), ".")
+        times = []
+        for _ in range(runs + 3):
+            src = SourceFile.from_text(text)
+            t0 = time.perf_counter()
+            lint_source(path, src.raw, settings, source=src)
+            times.append(time.perf_counter() - t0)
+        print(statistics.median(times[3:]) * 1000)
+    """)
+    out = subprocess.run([sys.executable, "-c", code, path, str(runs)], capture_output=True, text=True, env=ENV)
+    try:
+        return float(out.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return float("nan")
+
+
+def _children_rss_kib(pid: int) -> int:
+    total = 0
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = [int(k) for k in f.read().split()]
+    except OSError:
+        return 0
+    for kid in kids:
+        try:
+            with open("/proc/%d/status" % kid) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def server_big_file(path: str, edits: int) -> dict:
+    """Change -> published diagnostics on ``path`` (each change adds a
+    comment line at the end: the findings stay the same), in a warm server."""
+    text = open(path, encoding="utf-8").read()
+    uri = "file://" + os.path.abspath(path)
+    c = _Lsp(ROOT)
+    rid = c.send("initialize", {"processId": os.getpid(), "rootUri": "file://" + ROOT, "capabilities": {}},
+                 request=True)
+    c.until(lambda m: m.get("id") == rid)
+    c.send("initialized", {})
+    c.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                     "text": text}})
+
+    def published(version):
+        return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == uri and m["params"].get("version") == version)
+
+    first = c.until(published(1))
+    count = len(first["params"]["diagnostics"])
+    latency = []
+    warm = 10
+    for i in range(edits + warm):
+        version = i + 2
+        c.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                          "contentChanges": [{"text": text + "# edit %d\n" % i}]})
+        t0 = time.perf_counter()
+        found = c.until(published(version))
+        if i >= warm:
+            latency.append(time.perf_counter() - t0)
+        assert len(found["params"]["diagnostics"]) == count
+    rss, worker = c.rss_kib(), _children_rss_kib(c.proc.pid)
+    c.close()
+    latency.sort()
+    return {"p50": statistics.median(latency) * 1000, "p90": latency[int(len(latency) * 0.9)] * 1000,
+            "findings": count, "lines": text.count("\n") + 1, "rss": rss, "worker_rss": worker,
+            "edits": len(latency)}
+
+
+def synthetic_server_file(path: str) -> None:
+    """About 900 lines of kernels with many findings (the fixture kernels
+    that have some, repeated)."""
+    chosen = []
+    for name in sorted(glob.glob(os.path.join(ROOT, "fixtures", "rules", "*", "*.py"))):
+        with open(name, encoding="utf-8") as f:
+            text = f.read()
+        if "# expect:" in text and "__future__" not in text:
+            chosen.append(text)
+    body, i = [], 0
+    while sum(t.count("\n") for t in body) < 880 and chosen:
+        t = chosen[i % len(chosen)]
+        body.append(t.replace("def ", "def s%d_" % i))
+        i += 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n\n".join(body))
+
+
+def headline(opts, work: str, kdir: str) -> None:
+    """The four figures, each against its baseline, in this one run."""
+    print("== headline (issue #21): each figure against its baseline, measured in this run ==")
+    # 1. lint-on-save
+    single = opts.save_file or os.path.join(ROOT, "fixtures", "example", "quickstart_gemm_exp.py")
+    r = paired(["--jobs=1", single], opts.save_pairs)
+    print(added_ms_line("1. lint-on-save, one flake8 process", r))
+    print(ratio_line("   same, whole-process wall ratio", r, 0))
+    print("%-44s %s" % ("   plugin CPU inside that process / rest", self_share([single], opts.pairs)))
+    # 2. plugin share on a corpus
+    corpus = opts.real[0] if opts.real else kdir
+    name = os.path.basename(corpus.rstrip("/")) if opts.real else "synthetic kernel corpus"
+    r = paired(["--jobs=2", corpus], opts.pairs, memory=False)
+    print(ratio_line("2. plugin share, %s, CPU (--jobs=2)" % name, r, 1))
+    print("%-44s %s" % ("   plugin CPU / rest, serial", self_share([corpus], opts.pairs)))
+    # 4 (flake8 part). memory
+    r = paired(["--jobs=1", corpus], max(3, opts.pairs // 2), memory=True)
+    ratios = [p[2] / b[2] for p, b in zip(r["plugin"], r["baseline"]) if b[2]]
+    if ratios:
+        print("%-44s %5.3fx  (min %5.3f, max %5.3f)   plugin %6.1f MiB, baseline %6.1f MiB" % (
+            "4. peak RSS, flake8 --jobs=1 over that corpus", statistics.median(ratios), min(ratios), max(ratios),
+            statistics.median(p[2] for p in r["plugin"]) / 1024.0,
+            statistics.median(b[2] for b in r["baseline"]) / 1024.0))
+    # 3. the server
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        print("3. language server: not measured (pip install '.[server]')")
+        return
+    big = opts.server_file
+    if not big:
+        big = os.path.join(work, "server_big.py")
+        synthetic_server_file(big)
+    floor = lint_floor_ms(big)
+    s = server_big_file(big, opts.server_edits)
+    print("%-44s p50 %5.1f ms (%.2fx), p90 %5.1f ms (%.2fx) of the bare lint, %.1f ms; %d lines, %d findings, "
+          "%d edits" % ("3. server change -> diagnostics, big file", s["p50"], s["p50"] / floor, s["p90"],
+                        s["p90"] / floor, floor, s["lines"], s["findings"], s["edits"]))
+    print("%-44s %.1f MiB event loop + %.1f MiB lint worker" % (
+        "4. server memory (RSS) after those edits", s["rss"] / 1024.0, s["worker_rss"] / 1024.0))
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=5)
@@ -368,7 +581,16 @@ def main() -> None:
     parser.add_argument("--big", help="the largest real file (default: a synthetic 5,000-line one)")
     parser.add_argument("--server-only", action="store_true", help="only the language server numbers")
     parser.add_argument("--edits", type=int, default=1000, help="edits sent to the language server")
+    parser.add_argument("--server-file", help="the big file for the server figure (default: synthetic, ~900 lines)")
+    parser.add_argument("--server-edits", type=int, default=100, help="edits of the big file")
+    parser.add_argument("--save-file", help="the kernel file of the lint-on-save figure (default: the example)")
+    parser.add_argument("--save-pairs", type=int, default=15, help="pairs for the lint-on-save figure")
+    parser.add_argument("--headline", action="store_true", help="only the four headline figures")
+    parser.add_argument("--no-compile", action="store_true", help="do not byte-compile first (not what users run)")
     opts = parser.parse_args()
+    print(python_setting())
+    print(compile_bytecode() if not opts.no_compile else "bytecode NOT compiled first (--no-compile)")
+    print()
     if opts.server_only:
         for line in server_lines(opts.edits):
             print(line)
@@ -378,6 +600,9 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="tla-bench-")
     try:
         kdir, pdir = build_corpus(work, opts.kernels, opts.plain)
+        headline(opts, work, kdir)
+        if opts.headline:
+            return
         big = opts.big or os.path.join(work, "big_kernels.py")
         if not opts.big:
             big_kernel_file(big, 5000)

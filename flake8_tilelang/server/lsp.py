@@ -726,6 +726,10 @@ def create_server() -> TilelangServer:
         encoding = ls.workspace.position_encoding or logic.UTF16
         ls.codec = logic.Codec(str(getattr(encoding, "value", encoding)))
         ls._ensure_worker()  # it starts while the editor sends the first files
+        import gc
+
+        gc.collect()
+        gc.freeze()  # pygls' and lsprotocol's objects live as long as the server: never walk them again
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: TilelangServer, params):

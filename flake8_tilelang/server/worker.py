@@ -113,6 +113,7 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
         if job is None:
             return
         job_id = job.get("id")
+        gc.disable()  # collect after the answer went out, not in the middle of the lint
         try:
             buffers.update(job.get("buffers") or {})
             text = job["text"] if job.get("text") is not None else buffers(job["path"])
@@ -133,3 +134,6 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
         except (Exception, RecursionError) as exc:  # noqa: B902 - answer, never die silently
             del captured[:]
             conn.send(("error", job_id, "%s: %s" % (type(exc).__name__, str(exc)[:200])))
+        finally:
+            gc.enable()
+            gc.collect(1)  # the lint's garbage, while the server publishes
