@@ -384,15 +384,16 @@ def python_setting() -> str:
     """The interpreter and the flags every measured child runs with."""
     probe = ("import sys, json; f = sys.flags; "
              "print(json.dumps([sys.version.split()[0], sys.executable, "
-             "{n: getattr(f, n) for n in dir(f) if not n.startswith('_') and n not in ('count', 'index') "
-             "and getattr(f, n)}, sys._xoptions, sys.dont_write_bytecode]))")
+             "{n: getattr(f, n) for n in dir(f) if not n.startswith(('_', 'n_')) and n not in ('count', 'index') "
+             "and getattr(f, n) != {'hash_randomization': 1, 'int_max_str_digits': -1}.get(n, 0)}, "
+             "sys._xoptions, sys.dont_write_bytecode]))")
     import json
 
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ENV)
     version, exe, flags, xopts, nowrite = json.loads(out.stdout)
     env = {k: v for k, v in ENV.items() if k.startswith("PYTHON")}
     dropped = [k for k in ("PYTHONDONTWRITEBYTECODE",) if k in os.environ]
-    return ("python %s (%s); sys.flags set: %s; -X: %s; dont_write_bytecode=%s\n"
+    return ("python %s (%s); sys.flags other than the defaults: %s; -X: %s; dont_write_bytecode=%s\n"
             "PYTHON* in the children's environment: %s%s" % (
                 version, exe, flags or "none", xopts or "none", nowrite,
                 env or "none", ("; removed for the children: %s" % ", ".join(dropped)) if dropped else ""))

@@ -2,7 +2,8 @@
 findings carry fixes of both applicabilities on demand: it reports every
 ``T.barrier_all()`` with a safe fix (replace it by ``T.pipe_barrier("all")``
 -- only for the test) and every ``T.sync_all()`` with an unsafe fix. TLA097
-never finishes on a file named ``hang.py`` (a lint that runs away).
+never finishes on a file named ``hang.py`` or with a ``T.barrier_all(test_hang=True)``
+(a lint that runs away), and takes a second with ``test_slow=True``.
 
 The lint worker is a ``multiprocessing`` spawn child: it imports this file as
 its main module, so the rules are registered there too."""
@@ -26,9 +27,12 @@ def _check(model):
 
 
 def _hang(model):
-    if model.filename.endswith("hang.py"):
+    marks = {k.arg for use in model.all_uses for k in use.call.keywords}
+    if model.filename.endswith("hang.py") or "test_hang" in marks:
         while True:
             time.sleep(0.05)
+    if "test_slow" in marks:
+        time.sleep(1.0)
     return iter(())
 
 

@@ -780,3 +780,38 @@ def test_a_buffer_that_makes_the_evaluator_work_forever_never_freezes_the_server
         return answered
 
     assert run(scenario()) < 2.5
+
+
+def test_a_newer_change_supersedes_a_running_lint_and_cancels_a_slow_one(tmp_path):
+    import asyncio
+    import time
+
+    slow = KERNEL.replace("T.barrier_all()", "T.barrier_all(test_slow=True)")
+    hang = KERNEL.replace("T.barrier_all()", "T.barrier_all(test_hang=True)")
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root, options={"lintTimeout": 60}, fix_rule=True)
+        warm = c.open(os.path.join(root, "k.py"))
+        await c.diagnostics(warm, version=1)
+        # superseded: v1 takes a second; v2 and v3 come meanwhile; only v3 is published
+        uri = c.open(os.path.join(root, "s.py"), slow)
+        c.change(uri, slow + "\n")
+        v3 = c.change(uri, KERNEL)
+        assert [d.code for d in await c.diagnostics(uri, version=v3)] == ["TLA002", "TLA098"]
+        await asyncio.sleep(1.5)
+        assert [p.version for p in c.published[uri]] == [v3]
+        # cancelled: a lint that never ends, then a change after it ran 0.5 s:
+        # the worker is replaced and the new version checked (long before the 60 s cap)
+        other = c.open(os.path.join(root, "h.py"), hang)
+        await asyncio.sleep(1.0)
+        t0 = time.monotonic()
+        v2 = c.change(other, KERNEL)
+        assert [d.code for d in await c.diagnostics(other, version=v2)] == ["TLA002", "TLA098"]
+        waited = time.monotonic() - t0
+        assert [p.version for p in c.published[other]] == [v2]
+        await c.stop()
+        return waited
+
+    assert run(scenario()) < 30
