@@ -57,7 +57,9 @@ class Client:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
         env.pop("FLAKE8_TILELANG_STRICT", None)  # an editor never runs in strict mode
-        if fix_rule:
+        if fix_rule == "no-add-reader":
+            argv = [os.path.join(ROOT, "tests", "server_without_add_reader.py")]
+        elif fix_rule:
             argv = [os.path.join(ROOT, "tests", "server_with_fix_rule.py")]
         else:
             argv = ["-m", "flake8_tilelang", "server"] + list(args)

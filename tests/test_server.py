@@ -815,3 +815,18 @@ def test_a_newer_change_supersedes_a_running_lint_and_cancels_a_slow_one(tmp_pat
         return waited
 
     assert run(scenario()) < 30
+
+
+def test_an_event_loop_without_add_reader_gets_the_answers_through_a_thread(tmp_path):
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root, fix_rule="no-add-reader")
+        uri = c.open(os.path.join(root, "k.py"))
+        assert codes(await c.diagnostics(uri, version=1)) == [(BARRIER_LINE, "TLA002")]
+        v = c.change(uri, KERNEL.replace("SYNC: True", "SYNC: False"))
+        assert await c.diagnostics(uri, version=v) == []
+        return await c.stop()
+
+    assert run(scenario()) == 0

@@ -188,6 +188,9 @@ class _Protocol(LanguageServerProtocol):
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
 
 
+_RECEIVE = object()  # _on_worker: read the answer from the pipe
+
+
 class _Worker:
     """The lint worker process (``worker.main``) and its pipe."""
 
@@ -204,16 +207,39 @@ class _Worker:
         self.ready = False
         self.sent: Dict[str, object] = {}  # path -> version of the buffer the worker holds
         self.loop = loop
-        self.loop.add_reader(self.conn.fileno(), on_message, self)
+        self.reader = None
+        try:
+            self.loop.add_reader(self.conn.fileno(), on_message, self)
+        except NotImplementedError:  # Windows' proactor loop: a thread hands the answers over
+            import threading
+
+            self.reader = threading.Thread(target=self._read, args=(on_message,), daemon=True)
+            self.reader.start()
+
+    def _read(self, on_message) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            except Exception as exc:  # noqa: B902 - an unpicklable answer
+                message = ("error", None, "bad answer: %s" % exc)
+            try:
+                self.loop.call_soon_threadsafe(on_message, self, message)
+            except RuntimeError:  # the loop is closed
+                return
+            if message is None:
+                return
 
     def send(self, job) -> None:
         self.conn.send(job)
 
     def stop(self) -> None:
-        try:
-            self.loop.remove_reader(self.conn.fileno())
-        except (ValueError, OSError):
-            pass
+        if self.reader is None:
+            try:
+                self.loop.remove_reader(self.conn.fileno())
+            except (ValueError, OSError, NotImplementedError):
+                pass
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(5)
@@ -459,13 +485,16 @@ class TilelangServer(LanguageServer):
         worker.sent = current
         return changes
 
-    def _on_worker(self, worker: _Worker) -> None:
-        try:
-            message = worker.conn.recv()
-        except (EOFError, OSError):
-            message = None
-        except Exception as exc:  # noqa: B902 - an unpicklable answer: treat as a failure
-            message = ("error", self.running.id if self.running else None, "bad answer: %s" % exc)
+    def _on_worker(self, worker: _Worker, message=_RECEIVE) -> None:
+        if message is _RECEIVE:
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            except Exception as exc:  # noqa: B902 - an unpicklable answer: treat as a failure
+                message = ("error", None, "bad answer: %s" % exc)
+        if message is not None and message[0] == "error" and message[1] is None and self.running is not None:
+            message = ("error", self.running.id, message[2])
         if worker is not self.worker:
             return
         if message is None:  # the worker died (out of memory, killed)
