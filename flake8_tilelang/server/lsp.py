@@ -278,6 +278,7 @@ class TilelangServer(LanguageServer):
         self.running: Optional[_Job] = None
         self.next_job = 0
         self.waiters: Dict[str, List[asyncio.Future]] = {}
+        self.exclusions: Dict[tuple, tuple] = {}  # (id(settings), path) -> (excluded, settings)
         self.exit_code = 0
 
     # -- settings ---------------------------------------------------------------
@@ -302,6 +303,7 @@ class TilelangServer(LanguageServer):
     def reset_settings(self) -> None:
         self.finder = None
         self.fallback = None
+        self.exclusions = {}
 
     def _error(self, message: str) -> None:
         if message in self.shown_errors:
@@ -441,31 +443,43 @@ class TilelangServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         text = doc.source
         path = self.path_of(uri)
-        src = SourceFile.from_text(text)
         settings = self.settings_for(path)
-        try:
-            excluded = path is not None and _excluded(settings, path)
-        except (Exception, RecursionError):  # noqa: B902 - a bad pattern excludes nothing
-            excluded = False
-        if excluded:
-            self._store(uri, doc.version, src, [], True, path, ())
+        if path is not None and self._excluded(settings, path):
+            self._store(uri, doc.version, SourceFile.from_text(text), [], True, path, ())
             return self._pump()
         display = self.display_of(uri, path)
         too_big = _too_big(text)
         if too_big:
-            self._store(uri, doc.version, src, [simple(display, 1, 0, IO_ERROR, too_big)], True, path, ())
+            self._store(uri, doc.version, SourceFile.from_text(text), [simple(display, 1, 0, IO_ERROR, too_big)],
+                        True, path, ())
             return self._pump()
         self.next_job += 1
-        job = _Job(self.next_job, uri, doc.version, src, path)
+        job = _Job(self.next_job, uri, doc.version, None, path)
         message = {"id": job.id, "display": display, "path": path, "settings": settings,
                    "text": None if path else text, "buffers": self._buffer_changes(worker)}
         try:
             worker.send(message)
         except (OSError, ValueError) as exc:  # the worker died under us
+            job.src = SourceFile.from_text(text)
             self._worker_failed(job, "the lint worker stopped (%s)" % exc)
             return
         self.running = job
         job.timer = asyncio.get_running_loop().call_later(self.lint_timeout, self._timed_out, job.id)
+        job.src = SourceFile.from_text(text)  # while the worker lints
+
+    def _excluded(self, settings: Settings, path: str) -> bool:
+        key = (id(settings), path)
+        hit = self.exclusions.get(key)
+        if hit is None:
+            try:
+                hit = _excluded(settings, path)
+            except (Exception, RecursionError):  # noqa: B902 - a bad pattern excludes nothing
+                hit = False
+            if len(self.exclusions) > 4096:
+                self.exclusions.clear()
+            self.exclusions[key] = (hit, settings)  # the settings object stays alive with its id
+            return hit
+        return hit[0]
 
     def _buffer_changes(self, worker: _Worker) -> Dict[str, Optional[str]]:
         changes: Dict[str, Optional[str]] = {}
