@@ -451,7 +451,7 @@ class TilelangServer(LanguageServer):
         too_big = _too_big(text)
         if too_big:
             self._store(uri, doc.version, SourceFile.from_text(text), [simple(display, 1, 0, IO_ERROR, too_big)],
-                        True, path, ())
+                        True, path, (), linted=False)
             return self._pump()
         self.next_job += 1
         job = _Job(self.next_job, uri, doc.version, None, path)
@@ -536,7 +536,7 @@ class TilelangServer(LanguageServer):
             self._store(job.uri, job.version, job.src, findings, standalone, job.path, table)
         else:
             self._store(job.uri, job.version, job.src, [self._note(job, "could not be checked: %s" % message[2])],
-                        True, job.path, ())
+                        True, job.path, (), linted=False)
         self._pump()
 
     def _note(self, job: _Job, text: str) -> Finding:
@@ -550,22 +550,27 @@ class TilelangServer(LanguageServer):
         self._restart_worker()
         self._store(job.uri, job.version, job.src, [self._note(
             job, "was not checked: linting it took longer than %g s (the time cap, option `lintTimeout`); "
-                 "it is checked again on the next change" % self.lint_timeout)], True, job.path, ())
+                 "it is checked again on the next change" % self.lint_timeout)], True, job.path, (), linted=False)
         self._pump()
 
     def _worker_failed(self, job: _Job, text: str) -> None:
-        self._store(job.uri, job.version, job.src, [self._note(job, text)], True, job.path, ())
+        self._store(job.uri, job.version, job.src, [self._note(job, text)], True, job.path, (), linted=False)
         self._pump()
 
-    def _store(self, uri, version, src, findings, standalone, path, table) -> None:
+    def _store(self, uri, version, src, findings, standalone, path, table, linted: bool = True) -> None:
         """Remember a lint result and publish it, unless the buffer moved on
-        (a newer version is on its way: no stale diagnostics)."""
+        (a newer version is on its way: no stale diagnostics). ``linted``:
+        the findings are a real lint's (not a note that the file was not
+        checked), so they may be carried over while a later version does
+        not parse."""
         if uri not in self.open_uris:
             return
         prev = self.docs.get(uri)
         errors = [f for f in findings if f.code == SYNTAX_ERROR]
         good = None
-        if errors:
+        if not linted:
+            good = prev.good if prev is not None else None
+        elif errors:
             if prev is not None and prev.good is not None:
                 old_src, old_findings = prev.good
                 kept = logic.carry_over(old_src, src, old_findings)
