@@ -85,6 +85,19 @@ class _Buffers:
         return self.texts.get(own) if own is not None else None
 
 
+def _table(captured, logic) -> list:
+    """The switch-hover rows of the models the lint built (a function of
+    its own: no model stays referenced from the loop's variables)."""
+    table = []
+    try:
+        for tree, model, filename in captured:
+            table.extend(logic.config_table(model, tree, filename))
+    except (Exception, RecursionError):  # noqa: B902 - a hover is not worth an error
+        table = []
+    del captured[:]
+    return table
+
+
 def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
     _quiet_stdout()
     _limit_memory(memory_limit)
@@ -105,6 +118,7 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
     gc.collect()
     gc.freeze()  # the modules and the interpreter's own objects: never walked again
     conn.send(("ready", os.getpid()))
+    done = 0
     while True:
         try:
             job = conn.recv()
@@ -120,14 +134,9 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
             src = SourceFile.from_text(text or "")
             del captured[:]
             result = lint_source(job["display"], src.raw, job["settings"], source=src)
-            table = []
-            try:
-                for tree, model, filename in captured:
-                    table.extend(logic.config_table(model, tree, filename))
-            except (Exception, RecursionError):  # noqa: B902 - a hover is not worth an error
-                table = []
-            del captured[:]
+            table = _table(captured, logic)
             conn.send(("lint", job_id, result.findings, result.cacheable, table))
+            del result, src, text, table
         except MemoryError:
             del captured[:]
             conn.send(("error", job_id, "out of memory (the worker's limit is %d MiB)" % (memory_limit >> 20)))
@@ -135,5 +144,11 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
             del captured[:]
             conn.send(("error", job_id, "%s: %s" % (type(exc).__name__, str(exc)[:200])))
         finally:
+            del captured[:]
+            job = None
             gc.enable()
-            gc.collect(1)  # the lint's garbage, while the server publishes
+            done += 1
+            # the lint's garbage, while the server publishes (nothing of it is
+            # referenced any more: it goes with the young generations); now and
+            # then everything, for what an odd path kept longer
+            gc.collect(2 if done % 50 == 0 else 1)
