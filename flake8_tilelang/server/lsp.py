@@ -274,6 +274,7 @@ class TilelangServer(LanguageServer):
         self.shown_errors: set = set()
         self.provider_installed = True  # the worker's loader reads the open buffers
         self.worker: Optional[_Worker] = None
+        self.worker_failures = 0
         self.pending: Dict[str, None] = {}  # uris to lint, in order
         self.running: Optional[_Job] = None
         self.next_job = 0
@@ -413,6 +414,10 @@ class TilelangServer(LanguageServer):
         self._pump()
 
     def _ensure_worker(self) -> Optional[_Worker]:
+        if self.worker is None and self.worker_failures >= 3:
+            self._error("the lint worker exits as it starts (run `flake8-tilelang check` on a file to see why); "
+                        "files are not checked")
+            return None
         if self.worker is None:
             try:
                 self.worker = _Worker(asyncio.get_running_loop(), self._on_worker)
@@ -514,6 +519,8 @@ class TilelangServer(LanguageServer):
         if message is None:  # the worker died (out of memory, killed)
             worker.stop()
             self.worker = None
+            if not worker.ready:
+                self.worker_failures += 1  # it died starting: do not restart it forever
             job, self.running = self.running, None
             if job is not None:
                 self._worker_failed(job, "the lint worker stopped while checking this file "
@@ -523,6 +530,7 @@ class TilelangServer(LanguageServer):
         kind = message[0]
         if kind == "ready":
             worker.ready = True
+            self.worker_failures = 0
             self._pump()
             return
         job = self.running
