@@ -16,6 +16,11 @@ from .registry import ERROR, Diagnostic, all_rules
 
 STRICT_ENV = C.STRICT_ENV
 
+# Called as ``observe(tree, model, filename)`` after a model is built: the
+# language server's worker keeps the model for its switch hovers instead of
+# building it twice.
+MODEL_OBSERVERS: List[Callable] = []
+
 
 _DIRECTIVE_HINT = re.compile(r"tilelang\s*[:=]", re.I)  # cheap: the directive's parser is in suppress
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t].*\btilelang\b", re.M)
@@ -72,6 +77,8 @@ def _check(tree, lines, filename, wanted) -> List[Diagnostic]:
         if strict:
             raise
         return [_internal_error("building the kernel model", exc)]
+    for observe in MODEL_OBSERVERS:
+        observe(tree, model, filename)
     if not model.imports_tilelang:
         return []
     found: List[Diagnostic] = []

@@ -4,11 +4,17 @@ flake8 creates one ``Plugin`` per file and calls ``run()``. Everything real
 happens in ``engine.check_tree``; this file only translates. Options live on
 the class because that is how flake8 hands them over (``parse_options`` runs
 in every worker, also under ``--jobs`` with spawn), and they are only read.
+
+This module is the gate flake8 imports in every run: it must stay small. The
+engine, the model, the evaluator and the rules are imported by ``run()``
+only for a file with an import line naming tilelang (a test checks
+``sys.modules``).
 """
 from __future__ import annotations
 
 import ast
-from typing import Any, ClassVar, FrozenSet, Iterator, Sequence, Tuple
+import gc
+from typing import Any, ClassVar, FrozenSet, Iterator, List, Sequence, Tuple
 
 from . import __version__
 from .constants import MARKER, OPT_IN_CODES
@@ -51,14 +57,39 @@ class Plugin:
         return any(code[:i] in cls._explicit for i in range(4, len(code) + 1))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        # the marker gate, before anything else is imported: a file that never
-        # says "tilelang" costs one substring scan
-        if not any(MARKER in line for line in self.lines):
+        # the gate, before anything else is imported: a file that never has an
+        # import line naming tilelang costs one substring scan (the engine
+        # repeats the exact check; this one only needs to be a superset)
+        if not may_import_tilelang(self.lines):
             return
+        # Building a model allocates many short-lived objects; in a flake8
+        # process each collection they trigger also walks flake8's own
+        # objects. Collect at most once, after the file, instead.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            found = self._check()
+        finally:
+            if paused:
+                gc.enable()
+        yield from found
+
+    def _check(self) -> List[Tuple[int, int, str, type]]:
         from .engine import check_tree
         from .registry import REGISTRY
 
+        out = []
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa):
             rule = REGISTRY.get(d.code)
-            yield d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)
+            out.append((d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)))
+        return out
+
+
+def may_import_tilelang(lines: Sequence[str]) -> bool:
+    """Some line names tilelang and starts with ``import``/``from``."""
+    for line in lines:
+        if MARKER in line and line.lstrip().startswith(("import", "from")):
+            return True
+    return False

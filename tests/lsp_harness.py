@@ -57,7 +57,9 @@ class Client:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
         env.pop("FLAKE8_TILELANG_STRICT", None)  # an editor never runs in strict mode
-        if fix_rule:
+        if fix_rule == "no-add-reader":
+            argv = [os.path.join(ROOT, "tests", "server_without_add_reader.py")]
+        elif fix_rule:
             argv = [os.path.join(ROOT, "tests", "server_with_fix_rule.py")]
         else:
             argv = ["-m", "flake8_tilelang", "server"] + list(args)
@@ -178,3 +180,86 @@ class Client:
 
 def run(coro):
     return asyncio.run(coro)
+
+
+class RawClient:
+    """Bytes on the server's stdin, messages from its stdout: for input no
+    LSP library would send (oversized headers, bodies that are not JSON,
+    params of the wrong shape)."""
+
+    def __init__(self, root, args=()):
+        import subprocess
+        import threading
+
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+        env.pop("FLAKE8_TILELANG_STRICT", None)
+        self.proc = subprocess.Popen([sys.executable, "-m", "flake8_tilelang", "server"] + list(args),
+                                     cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+        self.messages = []
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        import json
+
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            body = out.read(length)
+            with self._cond:
+                self.messages.append(json.loads(body))
+                self._cond.notify_all()
+
+    def write(self, data: bytes):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, message):
+        import json
+
+        body = json.dumps(message).encode("utf-8")
+        self.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def wait(self, pred, timeout=TIMEOUT):
+        import time
+
+        end = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for m in self.messages:
+                    if pred(m):
+                        return m
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no such message; got %r" % self.messages[-5:])
+                self._cond.wait(left)
+
+    def initialize(self, root, options=None):
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": from_fs_path(root), "capabilities": {},
+            "initializationOptions": options}})
+        self.wait(lambda m: m.get("id") == 1)
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def close(self):
+        try:
+            self.send({"jsonrpc": "2.0", "id": 999999, "method": "shutdown"})
+            self.wait(lambda m: m.get("id") == 999999)
+            self.send({"jsonrpc": "2.0", "method": "exit"})
+            return self.proc.wait(TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()

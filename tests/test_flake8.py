@@ -8,6 +8,8 @@ import textwrap
 import pytest
 
 from flake8_tilelang import engine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from flake8_tilelang.registry import REGISTRY, Diagnostic, all_rules
 
 KERNEL = textwrap.dedent('''\
@@ -218,3 +220,53 @@ def test_file_directive_through_flake8_and_disable_noqa(tmp_path):
     assert got == [(17, "TLA001"), (19, "TLA002")]
     (tmp_path / "k.py").write_text("# flake8-tilelang: noqa\n" + kernel())
     assert codes_of(flake8(["--select=TLA", "k.py"], tmp_path).stdout) == []
+
+
+def test_plugin_gate_imports_no_model_rules_or_evaluator_until_a_file_imports_tilelang(tmp_path):
+    """Lint-on-save cost: flake8 imports only the small gate; a file that
+    mentions tilelang without importing it loads nothing more; a kernel file
+    loads the engine. (Timing is the benchmark's job, not a test's.)"""
+    plain = tmp_path / "plain.py"
+    plain.write_text("# see tilelang docs\nx = 'tilelang'\n")
+    kernel = tmp_path / "k.py"
+    kernel.write_text("import tilelang\nimport tilelang.language as T\n")
+    code = textwrap.dedent("""
+        import sys
+        from flake8.main.application import Application
+        heavy = ("flake8_tilelang.engine", "flake8_tilelang.registry", "flake8_tilelang.model",
+                 "flake8_tilelang.rules", "flake8_tilelang.model.evaluate")
+        def loaded():
+            return sorted(m for m in heavy if m in sys.modules)
+        import flake8_tilelang.plugin
+        print("LOADED", loaded())
+        Application().run(["--jobs=1", %r])
+        print("LOADED", loaded())
+        Application().run(["--jobs=1", %r])
+        print("LOADED", loaded())
+    """ % (str(plain), str(kernel)))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, check=True)
+    lines = [line[len("LOADED "):] for line in out.stdout.splitlines() if line.startswith("LOADED ")]
+    assert lines[0] == "[]", out.stdout
+    assert lines[1] == "[]", out.stdout
+    assert "flake8_tilelang.rules" in lines[2] and "flake8_tilelang.model" in lines[2]
+
+
+def test_plugin_restores_the_garbage_collector():
+    import gc
+
+    from flake8_tilelang.plugin import Plugin
+
+    source = "import tilelang\nimport tilelang.language as T\n"
+    lines = source.splitlines(True)
+    assert gc.isenabled()
+    list(Plugin(ast.parse(source), lines, "k.py").run())
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        list(Plugin(ast.parse(source), lines, "k.py").run())
+        assert not gc.isenabled()  # a host that had it off keeps it off
+    finally:
+        gc.enable()

@@ -222,10 +222,15 @@ def test_initialize_open_change_hover_noqa_action_close_shutdown(tmp_path):
         assert codes(await c.diagnostics(uri, version=v)) == [(BARRIER_LINE, "TLA002")]
         assert c.texts[uri] == KERNEL
 
-        # hover: the diagnostic's rule docs; the switch; a code in a noqa comment
+        # hover on a finding: the rule's summary, the switch and where it is
+        # set, the fix, and a pointer to the rule's page -- not the page itself
         hover = await c.hover(uri, BARRIER_LINE, len(INDENT) + 2)
         assert hover.contents.kind == "markdown"
-        assert "**TLA002**" in hover.contents.value and "# TLA002 manual-sync-under-auto-sync" in hover.contents.value
+        text = hover.contents.value
+        assert text.startswith("**TLA002** `manual-sync-under-auto-sync` (warning): ")
+        assert "**Switch:** `TL_ASCEND_AUTO_SYNC` is on, set at line 5" in text
+        assert "**Fix" in text and "flake8-tilelang rule TLA002" in text
+        assert "## Why is this bad" not in text and "```python" not in text and len(text) < 1200
         hover = await c.hover(uri, 4, 10)
         assert "TL_ASCEND_AUTO_SYNC is on (set at line 5)" in hover.contents.value
         assert await c.hover(uri, 0, 0) is None
@@ -241,7 +246,8 @@ def test_initialize_open_change_hover_noqa_action_close_shutdown(tmp_path):
         assert "T.barrier_all()  # noqa: TLA002\n" in c.texts[uri]
         assert await c.diagnostics(uri, version=v4) == []
         hover = await c.hover(uri, BARRIER_LINE, c.texts[uri].splitlines()[BARRIER_LINE].index("TLA002") + 1)
-        assert hover.contents.value.startswith("# TLA002 manual-sync-under-auto-sync")
+        assert hover.contents.value.startswith("**TLA002** `manual-sync-under-auto-sync` (warning): ")
+        assert "## What it does" not in hover.contents.value
 
         # nothing to fix in the whole file: no fix-all action
         assert await c.code_actions(uri, (0, 0), (0, 0), only=["source.fixAll"]) is None
@@ -538,3 +544,289 @@ def test_a_shipped_rule_fix_is_offered_and_applied(tmp_path):
     after, text = result
     assert "TLA050" not in after and "E999" not in after and "TLA000" not in after
     assert '"tl.ascend_auto_cv_sync"' not in text
+
+
+# -- issue #21 point 13: no flicker, exit code, hover in the config module ------------
+
+def test_an_unclosed_string_keeps_the_last_findings_beside_the_syntax_error(tmp_path):
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root)
+        uri = c.open(os.path.join(root, "k.py"))
+        assert codes(await c.diagnostics(uri, version=1)) == [(BARRIER_LINE, "TLA002")]
+        # typing a new line above the finding: the string is not closed yet
+        v = c.edit(uri, (2, 0), (2, 0), 'NOTE = "half typed\n')
+        found = await c.diagnostics(uri, version=v)
+        assert codes(found) == [(2, "E999"), (BARRIER_LINE + 1, "TLA002")]
+        # more typing, still unclosed: the same, nothing drops out
+        v = c.edit(uri, (2, len('NOTE = "half typed')), (2, len('NOTE = "half typed')), " and more")
+        assert codes(await c.diagnostics(uri, version=v)) == [(2, "E999"), (BARRIER_LINE + 1, "TLA002")]
+        # a finding on the edited line itself is not carried (its position is gone)
+        v = c.edit(uri, (BARRIER_LINE + 1, 0), (BARRIER_LINE + 1, 0), "'")
+        assert codes(await c.diagnostics(uri, version=v)) == [(2, "E999")]
+        v = c.edit(uri, (BARRIER_LINE + 1, 0), (BARRIER_LINE + 1, 1), "")
+        # closed: the real findings again, no syntax error
+        line = 'NOTE = "half typed and more'
+        v = c.edit(uri, (2, len(line)), (2, len(line)), '"')
+        assert codes(await c.diagnostics(uri, version=v)) == [(BARRIER_LINE + 1, "TLA002")]
+        # a file that never parsed has only its syntax error
+        bad = c.open(os.path.join(root, "bad.py"), "import tilelang\nx = '\n")
+        assert codes(await c.diagnostics(bad, version=1)) == [(1, "E999")]
+        return await c.stop()
+
+    assert run(scenario()) == 0
+
+
+def test_unit_carry_over_moves_findings_past_the_edit():
+    from flake8_tilelang.pipeline import simple
+
+    old = SourceFile.from_text("a\nb\nc\nd\n")
+    new = SourceFile.from_text("a\nX\nY\nc\nd\n")  # line 2 replaced by two lines
+    findings = [simple("k.py", 1, 0, "TLA001", "m"), simple("k.py", 2, 0, "TLA002", "m"),
+                simple("k.py", 4, 0, "TLA003", "m")]
+    kept = logic.carry_over(old, new, findings)
+    assert [(f.line, f.code) for f in kept] == [(1, "TLA001"), (5, "TLA003")]
+    assert all(f.fix is None for f in kept)
+
+
+def test_exit_without_shutdown_exits_1(tmp_path):
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        import asyncio
+
+        c = Client()
+        await c.start(root)
+        c.lsp.exit(None)
+        await asyncio.wait_for(c.lsp.stop(), 60)
+        return c.lsp._server.returncode
+
+    assert run(scenario()) == 1
+
+
+def test_hover_on_a_switch_in_a_config_module_that_an_open_kernel_imports(tmp_path):
+    cfg = 'CFG = {\n    "tl.ascend_auto_sync": True,\n}\n'
+    root = project(tmp_path, {"pyproject.toml": "[project]\nname = 'p'\n", "pkg/__init__.py": "",
+                              "pkg/cfg.py": cfg, "pkg/kern.py": CROSS_KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root)
+        cfg_uri = c.open(os.path.join(root, "pkg", "cfg.py"))
+        kern = c.open(os.path.join(root, "pkg", "kern.py"))
+        assert codes(await c.diagnostics(kern, version=1)) == [(CROSS_BARRIER_LINE, "TLA002")]
+        await c.diagnostics(cfg_uri, version=1)
+        hover = await c.hover(cfg_uri, 1, 8)  # on "tl.ascend_auto_sync"
+        assert hover is not None
+        assert "TL_ASCEND_AUTO_SYNC is on (set at" in hover.contents.value
+        assert "(kernel `build.main`)" in hover.contents.value  # the kernel that uses it
+        assert await c.hover(cfg_uri, 0, 0) is None
+        await c.stop()
+
+    run(scenario())
+
+
+# -- issue #22 point 14: hostile input never freezes, kills or floods the server -------
+
+def test_a_runaway_lint_is_cut_by_the_time_cap_and_never_delays_hover(tmp_path):
+    import asyncio
+    import time
+
+    root = project(tmp_path, {"k.py": KERNEL, "hang.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root, options={"lintTimeout": 3}, fix_rule=True)
+        uri = c.open(os.path.join(root, "k.py"))
+        assert [d.code for d in await c.diagnostics(uri, version=1)] == ["TLA002", "TLA098"]
+        hang = c.open(os.path.join(root, "hang.py"))
+        await asyncio.sleep(0.5)  # its lint is running (forever)
+        t0 = time.monotonic()
+        hover = await c.hover(uri, BARRIER_LINE, len(INDENT) + 2)
+        answered = time.monotonic() - t0
+        assert hover is not None and "TLA002" in hover.contents.value
+        found = await c.diagnostics(hang, version=1)
+        assert [d.code for d in found] == ["TLA000"] and "time cap" in found[0].message
+        # the worker was replaced: the other file is still checked
+        v = c.change(uri, KERNEL.replace("SYNC: True", "SYNC: False"))
+        assert [d.code for d in await c.diagnostics(uri, version=v)] == ["TLA098"]
+        await c.stop()
+        return answered
+
+    # the hover did not wait for the lint (which never ends); generous for a busy machine
+    assert run(scenario()) < 2.5
+
+
+def test_a_buffer_over_the_size_cap_gets_one_clear_diagnostic(tmp_path):
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root)
+        uri = c.open(os.path.join(root, "big.py"), "import tilelang\n" + "#" * (33 << 20) + "\n")
+        found = await c.diagnostics(uri, version=1)
+        assert [d.code for d in found] == ["E902"]
+        assert "above the 32 MiB limit for one file" in found[0].message
+        small = c.open(os.path.join(root, "k.py"))
+        assert codes(await c.diagnostics(small, version=1)) == [(BARRIER_LINE, "TLA002")]
+        await c.stop()
+
+    run(scenario())
+
+
+def test_a_broken_pyproject_falls_back_to_the_editor_settings_with_one_message(tmp_path):
+    deep = "[tool.flake8-tilelang]\nselect = " + "[" * 1000 + "]" * 1000 + "\n"
+    root = project(tmp_path, {"pyproject.toml": deep, "k.py": KERNEL, "j.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root)
+        uri = c.open(os.path.join(root, "k.py"))
+        assert codes(await c.diagnostics(uri, version=1)) == [(BARRIER_LINE, "TLA002")]
+        other = c.open(os.path.join(root, "j.py"))
+        assert codes(await c.diagnostics(other, version=1)) == [(BARRIER_LINE, "TLA002")]
+        v = c.change(uri, KERNEL + "\n")
+        await c.diagnostics(uri, version=v)
+        await c.stop()
+        return c.messages
+
+    messages = run(scenario())
+    assert len(messages) == 1 and "editor's settings alone" in messages[0]
+
+
+def test_a_nul_in_a_uri_is_no_syntax_error(tmp_path):
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root)
+        uri = "file://%s/k%%00.py" % root
+        c.texts[uri] = KERNEL
+        c.versions[uri] = 1
+        c.lsp.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=KERNEL)))
+        found = await c.diagnostics(uri, version=1)
+        await c.stop()
+        return found
+
+    found = run(scenario())
+    assert codes(found) == [(BARRIER_LINE, "TLA002")]
+
+
+def test_hostile_transport_oversized_header_bad_json_and_invalid_params_get_answers(tmp_path):
+    from lsp_harness import RawClient
+
+    root = project(tmp_path, {"k.py": KERNEL})
+    c = RawClient(root)
+    try:
+        c.initialize(root)
+        # a header announcing a petabyte, then a tiny body: skipped, said once, still serving
+        c.write(b"Content-Length: %d\r\n\r\n{}" % 10 ** 15)
+        c.send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": "file:///nowhere.py"}, "position": {"line": 0, "character": 0}}})
+        assert "result" in c.wait(lambda m: m.get("id") == 2)
+        shown = c.wait(lambda m: m.get("method") == "window/showMessage")
+        assert "skipped a message of 1000000000000000 bytes" in shown["params"]["message"]
+        # a body that is not JSON: a parse error (id null)
+        body = b"{not json"
+        c.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        assert c.wait(lambda m: "error" in m and m.get("id") is None)["error"]["code"] == -32700
+        # params of the wrong shape: an InvalidParams answer, not silence
+        c.send({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"textDocument": 5}})
+        assert c.wait(lambda m: m.get("id") == 3)["error"]["code"] == -32602
+        # a header line without end: capped, no memory blow-up; the server goes on
+        c.write(b"X-Junk: " + b"a" * (1 << 20) + b"\r\n")
+        c.send({"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
+        assert c.wait(lambda m: m.get("id") == 4).get("error") is None
+        c.send({"jsonrpc": "2.0", "method": "exit"})
+        assert c.proc.wait(60) == 0
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
+            c.proc.wait()
+
+
+def test_a_buffer_that_makes_the_evaluator_work_forever_never_freezes_the_server(tmp_path):
+    """The big-int loop of issue #22 point 4: whatever the evaluator's own
+    budget makes of it, the server answers the other file at once and
+    publishes something for this one within the time cap."""
+    import asyncio
+    import time
+
+    bomb = textwrap.dedent("""\
+        import tilelang
+        x = 3
+        for _ in range(40):
+            x = x * x
+        CFG = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: x > 0}
+    """)
+    root = project(tmp_path, {"k.py": KERNEL, "bomb.py": bomb})
+
+    async def scenario():
+        c = Client()
+        await c.start(root, options={"lintTimeout": 3})
+        uri = c.open(os.path.join(root, "k.py"))
+        await c.diagnostics(uri, version=1)
+        bad = c.open(os.path.join(root, "bomb.py"))
+        await asyncio.sleep(0.3)
+        t0 = time.monotonic()
+        assert await c.hover(uri, BARRIER_LINE, len(INDENT) + 2) is not None
+        answered = time.monotonic() - t0
+        found = await c.diagnostics(bad, version=1)
+        assert all(d.code == "TLA000" and "time cap" in d.message for d in found)
+        await c.stop()
+        return answered
+
+    assert run(scenario()) < 2.5
+
+
+def test_a_newer_change_supersedes_a_running_lint_and_cancels_a_slow_one(tmp_path):
+    import asyncio
+    import time
+
+    slow = KERNEL.replace("T.barrier_all()", "T.barrier_all(test_slow=True)")
+    hang = KERNEL.replace("T.barrier_all()", "T.barrier_all(test_hang=True)")
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root, options={"lintTimeout": 60}, fix_rule=True)
+        warm = c.open(os.path.join(root, "k.py"))
+        await c.diagnostics(warm, version=1)
+        # superseded: v1 takes a second; v2 and v3 come meanwhile; only v3 is published
+        uri = c.open(os.path.join(root, "s.py"), slow)
+        c.change(uri, slow + "\n")
+        v3 = c.change(uri, KERNEL)
+        assert [d.code for d in await c.diagnostics(uri, version=v3)] == ["TLA002", "TLA098"]
+        await asyncio.sleep(1.5)
+        assert [p.version for p in c.published[uri]] == [v3]
+        # cancelled: a lint that never ends, then a change after it ran 0.5 s:
+        # the worker is replaced and the new version checked (long before the 60 s cap)
+        other = c.open(os.path.join(root, "h.py"), hang)
+        await asyncio.sleep(1.0)
+        t0 = time.monotonic()
+        v2 = c.change(other, KERNEL)
+        assert [d.code for d in await c.diagnostics(other, version=v2)] == ["TLA002", "TLA098"]
+        waited = time.monotonic() - t0
+        assert [p.version for p in c.published[other]] == [v2]
+        await c.stop()
+        return waited
+
+    assert run(scenario()) < 30
+
+
+def test_an_event_loop_without_add_reader_gets_the_answers_through_a_thread(tmp_path):
+    root = project(tmp_path, {"k.py": KERNEL})
+
+    async def scenario():
+        c = Client()
+        await c.start(root, fix_rule="no-add-reader")
+        uri = c.open(os.path.join(root, "k.py"))
+        assert codes(await c.diagnostics(uri, version=1)) == [(BARRIER_LINE, "TLA002")]
+        v = c.change(uri, KERNEL.replace("SYNC: True", "SYNC: False"))
+        assert await c.diagnostics(uri, version=v) == []
+        return await c.stop()
+
+    assert run(scenario()) == 0

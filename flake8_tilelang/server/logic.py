@@ -170,29 +170,66 @@ def noqa_code_at(line_text: str, char: int, known: Sequence[str]) -> Optional[Tu
     return None
 
 
+def rule_link(code: str) -> str:
+    """Where the rule's whole page is: its URL when a docs URL is known,
+    else the command that prints it."""
+    from ..output import rule_url
+
+    url = rule_url(code) if code.startswith("TLA") else None
+    if url:
+        return "[%s documentation](%s)" % (code, url)
+    return "Full page: `flake8-tilelang rule %s`" % code
+
+
+def rule_summary(rule) -> str:
+    return "**%s** `%s` (%s): %s" % (rule.code, rule.name, rule.severity, rule.summary.strip())
+
+
 def rule_docs(codes: Sequence[str], limit: int = 6) -> str:
-    """Markdown documentation of ``codes`` (a prefix may name many: the
-    first ``limit`` in full, the rest by name)."""
+    """Short Markdown for ``codes`` (a prefix may name many): each rule's
+    code, name, severity and summary with a link to its page; past
+    ``limit``, the rest by name."""
     from ..settings import known_rules
 
     rules = {r.code: r for r in known_rules()}
     shown = [rules[c] for c in codes if c in rules]
-    parts = [r.docs().strip() for r in shown[:limit]]
+    parts = ["%s\n\n%s" % (rule_summary(r), rule_link(r.code)) for r in shown[:limit]]
     rest = shown[limit:]
     if rest:
         parts.append("Also: " + ", ".join("%s %s" % (r.code, r.name) for r in rest))
     return "\n\n---\n\n".join(parts)
 
 
-def diagnostic_hover(findings: Sequence, docs_for: Callable[[str], str]) -> str:
-    """The finding, its advice, and its rule's documentation, per finding."""
+_SWITCH_SET = re.compile(r"`?(TL_ASCEND_[A-Z_]+)`? is (on|off|unknown)(?: \(([^()]*)\))?")
+
+
+def diagnostic_hover(findings: Sequence, rule_of: Callable[[str], object] = None) -> str:
+    """Per finding: the rule (code, name, severity, summary), the finding,
+    the switch it is about and where it is set, the fix (or the advice), and
+    a link to the rule's page -- not the whole page."""
     parts = []
     for f in findings:
-        head = "**%s** (%s): %s" % (f.code, f.severity, f.message)
-        if f.advice:
-            head += "\n\n*%s*" % f.advice
-        docs = docs_for(f.code)
-        parts.append(head + ("\n\n" + docs if docs else ""))
+        rule = rule_of(f.code) if rule_of is not None else None
+        if rule is not None:
+            head = rule_summary(rule)
+        else:
+            head = "**%s** (%s)" % (f.code, f.severity)
+        lines = [head, "", f.message]
+        switches = []
+        for m in _SWITCH_SET.finditer(f.message):
+            where = (", " + m.group(3)) if m.group(3) else ""
+            text = "`%s` is %s%s" % (m.group(1), m.group(2), where)
+            if text not in switches:
+                switches.append(text)
+        if switches:
+            lines += ["", "**Switch:** " + "; ".join(switches)]
+        if f.fix is not None:
+            kind = {"safe": "fix", "unsafe": "unsafe fix"}.get(f.fix.applicability, "suggested fix")
+            lines += ["", "**Fix** (%s): %s" % (kind, f.fix.title)]
+        elif f.help:
+            lines += ["", "**Fix:** %s" % f.help]
+        lines += ["", rule_link(f.code)]
+        parts.append("\n".join(lines))
     return "\n\n---\n\n".join(parts)
 
 
@@ -222,46 +259,111 @@ def _inside(span, line: int, col: int) -> bool:
 
 
 def _config_hover(tree, filename, line, byte_col):
-    from .. import constants as C
     from ..model import build_model
 
-    model = build_model(tree, filename)
-    here = os.path.abspath(filename)
+    return config_lookup(config_table(build_model(tree, filename), tree, filename), filename, line, byte_col)
+
+
+# A row of the switch-hover table: (kind "key" / "origin", absolute path of
+# the file the span is in, (line, col, end line, end col), text, kernel name).
+# Plain tuples: the server's worker computes the table with the lint and
+# sends it over a pipe; a key of a dict that lives in another module gets a
+# row for that module, so hovering there works while the kernel is open.
+ConfigRow = Tuple[str, str, Tuple[int, int, int, int], str, str]
+
+
+def config_table(model, tree, filename: str) -> List[ConfigRow]:
+    """Every switch key (wherever its dict lives) and every compile site's
+    ``pass_configs=`` of this file's kernels, with their hover text. Uses only
+    the model's public attributes."""
+    from .. import constants as C
     import ast
 
+    here = os.path.abspath(filename)
     # `pass_configs=CFG`: the keyword's name shows the same as its value
-    keyword_of = {id(k.value): k for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg}
-    key_texts: Dict[str, List[str]] = {}
-    key_span = None
-    origin_texts: List[str] = []
-    origin_span = None
+    # (only the compile sites are walked: this runs after every lint)
+    keyword_of = {}
+    for site in getattr(model, "sites", ()):
+        site = getattr(site, "site", site)  # the model's Site wraps the CompileSite
+        for node in (getattr(site, "node", None), getattr(site, "pass_context", None)):
+            if isinstance(node, ast.AST):
+                keyword_of.update((id(k.value), k) for k in ast.walk(node)
+                                  if isinstance(k, ast.keyword) and k.arg)
+    rows: List[ConfigRow] = []
     seen = set()
     for kernel in getattr(model, "kernels", ()):
         name = getattr(kernel, "display_name", None) or getattr(kernel, "name", "kernel")
         for config in getattr(kernel, "configs", ()):
             for key, entry in getattr(config, "entries", {}).items():
-                if os.path.abspath(getattr(entry, "filename", "") or filename) != here:
-                    continue
                 span = _span(getattr(entry, "node", None))
-                if _inside(span, line, byte_col):
-                    key_span = span
-                    key_texts.setdefault(config.describe(key), []).append(name)
+                if span is None:
+                    continue
+                path = os.path.abspath(getattr(entry, "filename", "") or filename)
+                rows.append(("key", path, span, config.describe(key), name))
             origin = getattr(config, "origin", None)
             span = _span(keyword_of.get(id(origin), origin))
-            if _inside(span, line, byte_col) and (id(config), name) not in seen:
+            if span is not None and (id(config), name) not in seen:
                 seen.add((id(config), name))
-                if origin_span is None or (span[0], span[1]) >= (origin_span[0], origin_span[1]):
-                    origin_span = span
                 lines = ["- %s" % config.describe(key) for key in C.SWITCHES]
-                origin_texts.append("**pass_configs of `%s`**\n\n%s" % (name, "\n".join(lines)))
+                rows.append(("origin", here, span, "**pass_configs of `%s`**\n\n%s" % (name, "\n".join(lines)),
+                             name))
+    return rows
+
+
+def config_lookup(rows: Sequence[ConfigRow], filename: str, line: int, byte_col: int):
+    """The hover at (line, byte col) of ``filename`` from table rows (of this
+    file's lint and of the open files whose kernels use its dicts):
+    ((line, col, end line, end col), markdown) or None."""
+    here = os.path.abspath(filename)
+    key_texts: Dict[str, List[str]] = {}
+    key_span = None
+    origin_texts: List[str] = []
+    origin_span = None
+    for kind, path, span, text, name in rows:
+        if path != here or not _inside(span, line, byte_col):
+            continue
+        if kind == "key":
+            key_span = span
+            key_texts.setdefault(text, []).append(name)
+        else:
+            if origin_span is None or (span[0], span[1]) >= (origin_span[0], origin_span[1]):
+                origin_span = span
+            origin_texts.append(text)
     if key_texts:
-        rows = []
+        rows_out = []
         for text, names in key_texts.items():
             shown = list(dict.fromkeys(names))
             kernels = ", ".join("`%s`" % n for n in shown)
-            rows.append("- %s (kernel%s %s)" % (text, "s" if len(shown) > 1 else "", kernels))
-        body = "\n".join(rows)
-        return key_span, "**pass_configs switch**\n\n" + body
+            rows_out.append("- %s (kernel%s %s)" % (text, "s" if len(shown) > 1 else "", kernels))
+        return key_span, "**pass_configs switch**\n\n" + "\n".join(rows_out)
     if origin_texts:
         return origin_span, "\n\n".join(dict.fromkeys(origin_texts))
     return None
+
+
+# -- no flicker while the file does not parse ------------------------------------
+
+def carry_over(old: SourceFile, new: SourceFile, findings: Sequence) -> List:
+    """The findings of the last version that parsed, moved onto ``new``: a
+    finding above the edited lines keeps its place, one below moves by the
+    number of lines added or removed, one that touches the edited lines is
+    dropped. Fixes are dropped too (their edits are positions in ``old``)."""
+    a, b = old.lines, new.lines
+    limit = min(len(a), len(b))
+    top = 0
+    while top < limit and a[top] == b[top]:
+        top += 1
+    bottom = 0
+    while bottom < limit - top and a[len(a) - 1 - bottom] == b[len(b) - 1 - bottom]:
+        bottom += 1
+    first_tail = len(a) - bottom + 1  # 1-based: lines of `old` from here on are unchanged
+    delta = len(b) - len(a)
+    out = []
+    for f in findings:
+        last = max(f.line, f.end_line)
+        if last <= top:
+            out.append(f._replace(fix=None))
+        elif f.line >= first_tail:
+            out.append(f._replace(line=f.line + delta, end_line=f.end_line + delta, fix=None,
+                                  noqa_row=None if f.noqa_row is None else f.noqa_row + delta))
+    return out

@@ -1,12 +1,20 @@
 """The language server: pygls glue around ``pipeline.lint_source``.
 
-- Diagnostics on open and on change (a short trailing debounce per document)
-  for the editor's buffer, with the real range, severity, code, source and
-  ``codeDescription`` when a docs URL is configured; a module that other open
-  files import (an open buffer, a save, a file changed on disk) re-lints
-  those files.
-- Hover: a diagnostic's rule documentation, a code in a ``# noqa`` comment,
-  and where a ``pass_configs`` switch gets its value.
+- Diagnostics on open and on change for the editor's buffer, with the real
+  range, severity, code, source and ``codeDescription`` when a docs URL is
+  configured; a module that other open files import (an open buffer, a save,
+  a file changed on disk) re-lints those files.
+- Linting runs in a worker process (``worker.py``), one job at a time, never
+  on the event loop: a newer change supersedes the lint of an older version
+  (its result is not published; a lint still running after ``CANCEL_AFTER``
+  is cancelled by restarting the worker), a lint past the time cap is killed
+  and reported, the worker's memory is capped. While a buffer does not parse
+  (an unclosed string as you type), the findings of the last version that
+  did stay, moved past the edit, beside the syntax error.
+- Hover: a finding's rule summary, switch and fix with a link to the rule's
+  page; a code in a ``# noqa`` comment; where a ``pass_configs`` switch gets
+  its value (also on a key of a dict in another module that an open kernel
+  uses).
 - Code actions: each finding's fix (unsafe ones only with ``unsafeFixes``),
   "disable CODE for this line" (``# noqa``), and
   ``source.fixAll.flake8-tilelang``; the command
@@ -19,9 +27,13 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import asyncio
+import json
+import logging
 import os
+import re
+import sys
+import time
 from typing import Dict, List, Optional
 
 from lsprotocol import types
@@ -33,31 +45,22 @@ from pygls.uris import from_fs_path, to_fs_path
 from .. import __version__
 from ..diagnostic import SAFE
 from ..output import rule_url
-from ..pipeline import Finding, lint_source
-from ..settings import ConfigError, Settings, SettingsFinder, build_settings
+from ..pipeline import Finding, simple
+from ..settings import IO_ERROR, SYNTAX_ERROR, Settings, SettingsFinder, build_settings
 from ..source import DecodeError, SourceFile, decode
 from . import logic
+
+logger = logging.getLogger(__name__)
 
 NAME = "flake8-tilelang"
 FIX_ALL_KIND = "source.fixAll.flake8-tilelang"
 APPLY_AUTOFIX = "flake8-tilelang.applyAutofix"
-DEFAULT_DEBOUNCE_MS = 10
-
-
-# -- the crossmod seam -------------------------------------------------------------
-
-def install_source_provider(provider) -> bool:
-    """Let the cross-module loader read open buffers instead of the disk:
-    ``provider(path) -> str | None``. True when the loader takes one
-    (``crossmod.set_source_provider``); until then modules are read from
-    disk and a save re-lints the files that import them."""
-    from ..model import crossmod
-
-    setter = getattr(crossmod, "set_source_provider", None)
-    if setter is None:
-        return False
-    setter(provider)
-    return True
+DEFAULT_DEBOUNCE_MS = 0  # an idle worker lints at once; changes made meanwhile are coalesced
+DEFAULT_LINT_TIMEOUT = 10.0  # seconds: a lint running longer is killed and reported
+CANCEL_AFTER = 0.5  # seconds: a newer version of the same buffer restarts a lint running this long
+FRESH_WAIT = 5.0  # seconds a code action waits for the lint of the buffer's current version
+MAX_MESSAGE_BYTES = 64 << 20  # a larger LSP message is skipped (and said so), never read into memory
+MAX_HEADER_LINE = 64 << 10
 
 
 # -- settings from the client -------------------------------------------------------
@@ -108,15 +111,17 @@ def namespace(opts: Dict[str, object], root: str) -> argparse.Namespace:
 
 
 class DocState:
-    __slots__ = ("version", "src", "findings", "standalone", "path")
+    __slots__ = ("version", "src", "findings", "standalone", "path", "good", "table")
 
     def __init__(self, version, src: SourceFile, findings: List[Finding], standalone: bool,
-                 path: Optional[str]):
+                 path: Optional[str], good=None, table=()):
         self.version = version
         self.src = src
         self.findings = findings
         self.standalone = standalone  # its result cannot depend on another file
         self.path = path
+        self.good = good  # (src, findings) of the last version that parsed
+        self.table = list(table)  # switch-hover rows (logic.config_table)
 
 
 class _Protocol(LanguageServerProtocol):
@@ -147,6 +152,112 @@ class _Protocol(LanguageServerProtocol):
             else:
                 future.add_done_callback(lambda _f, key=key: futures.pop(key, None))
 
+    # -- every request gets an answer ----------------------------------------------
+    def handle_body(self, body: bytes) -> None:
+        """One message body: parsed, typed and handled; a body that is not
+        JSON gets a parse error, a request whose params do not fit its
+        method gets an InvalidParams error, never silence."""
+        try:
+            raw = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            self._send_error(None, -32700, "Parse error: %s" % str(exc)[:200])
+            return
+        if not isinstance(raw, dict):
+            self._send_error(None, -32600, "Invalid Request: a message must be a JSON object")
+            return
+        try:
+            message = json.loads(body, object_hook=self.structure_message)
+        except (Exception, RecursionError) as exc:  # noqa: B902 - whatever the converter raises
+            method = raw.get("method")
+            if "id" in raw and isinstance(method, str):
+                self._send_error(raw.get("id"), -32602, "Invalid params for %s: %s" % (
+                    method, str(exc.__cause__ or exc)[:300] or type(exc).__name__))
+            else:
+                logger.warning("dropped a notification with invalid params: %s", method)
+            return
+        try:
+            self.handle_message(message)
+        except (Exception, RecursionError):  # noqa: B902 - one bad message never ends the server
+            logger.exception("Unable to handle message")
+            if "id" in raw and isinstance(raw.get("method"), str):
+                self._send_error(raw.get("id"), -32603, "Internal error")
+
+    def _send_error(self, msg_id, code: int, message: str) -> None:
+        if msg_id is not None and not isinstance(msg_id, (int, str)):
+            msg_id = None
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+
+
+_RECEIVE = object()  # _on_worker: read the answer from the pipe
+
+
+class _Worker:
+    """The lint worker process (``worker.main``) and its pipe."""
+
+    def __init__(self, loop, on_message):
+        import multiprocessing
+
+        from .worker import main as worker_main
+
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=worker_main, args=(child,), daemon=True, name="flake8-tilelang-lint")
+        self.proc.start()
+        child.close()
+        self.ready = False
+        self.sent: Dict[str, object] = {}  # path -> version of the buffer the worker holds
+        self.loop = loop
+        self.reader = None
+        try:
+            self.loop.add_reader(self.conn.fileno(), on_message, self)
+        except NotImplementedError:  # Windows' proactor loop: a thread hands the answers over
+            import threading
+
+            self.reader = threading.Thread(target=self._read, args=(on_message,), daemon=True)
+            self.reader.start()
+
+    def _read(self, on_message) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            except Exception as exc:  # noqa: B902 - an unpicklable answer
+                message = ("error", None, "bad answer: %s" % exc)
+            try:
+                self.loop.call_soon_threadsafe(on_message, self, message)
+            except RuntimeError:  # the loop is closed
+                return
+            if message is None:
+                return
+
+    def send(self, job) -> None:
+        self.conn.send(job)
+
+    def stop(self) -> None:
+        if self.reader is None:
+            try:
+                self.loop.remove_reader(self.conn.fileno())
+            except (ValueError, OSError, NotImplementedError):
+                pass
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+
+class _Job:
+    __slots__ = ("id", "uri", "version", "started", "timer", "src", "path")
+
+    def __init__(self, job_id, uri, version, src, path):
+        self.id = job_id
+        self.uri = uri
+        self.version = version
+        self.src = src
+        self.path = path
+        self.started = time.monotonic()
+        self.timer = None
+
 
 class TilelangServer(LanguageServer):
     def __init__(self):
@@ -158,9 +269,18 @@ class TilelangServer(LanguageServer):
         self.fallback: Optional[Settings] = None
         self.codec = logic.Codec()
         self.docs: Dict[str, DocState] = {}
+        self.open_uris: Dict[str, None] = {}
         self.timers: Dict[str, asyncio.TimerHandle] = {}
         self.shown_errors: set = set()
-        self.provider_installed = False
+        self.provider_installed = True  # the worker's loader reads the open buffers
+        self.worker: Optional[_Worker] = None
+        self.worker_failures = 0
+        self.pending: Dict[str, None] = {}  # uris to lint, in order
+        self.running: Optional[_Job] = None
+        self.next_job = 0
+        self.waiters: Dict[str, List[asyncio.Future]] = {}
+        self.exclusions: Dict[tuple, tuple] = {}  # (id(settings), path) -> (excluded, settings)
+        self.exit_code = 0
 
     # -- settings ---------------------------------------------------------------
     @property
@@ -170,11 +290,21 @@ class TilelangServer(LanguageServer):
     @property
     def debounce(self) -> float:
         value = self.opts.get("debounce", DEFAULT_DEBOUNCE_MS)
-        return max(0.0, float(value)) / 1000.0 if isinstance(value, (int, float)) else DEFAULT_DEBOUNCE_MS / 1000.0
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            return DEFAULT_DEBOUNCE_MS / 1000.0
+        return min(float(value), 10000.0) / 1000.0
+
+    @property
+    def lint_timeout(self) -> float:
+        value = self.opts.get("linttimeout", DEFAULT_LINT_TIMEOUT)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            return DEFAULT_LINT_TIMEOUT
+        return min(float(value), 3600.0)
 
     def reset_settings(self) -> None:
         self.finder = None
         self.fallback = None
+        self.exclusions = {}
 
     def _error(self, message: str) -> None:
         if message in self.shown_errors:
@@ -184,20 +314,26 @@ class TilelangServer(LanguageServer):
                                                          message="%s: %s" % (NAME, message)))
 
     def settings_for(self, path: Optional[str]) -> Settings:
+        """The settings of ``path``; on any configuration failure (a bad key,
+        a file the parser cannot take), the editor's settings alone, said
+        once."""
         try:
             if self.finder is None:
                 self.finder = SettingsFinder(namespace(self.opts, self.root), self.root)
             return self.finder.for_path(path) if path else self.finder.base
-        except ConfigError as exc:
-            self._error("%s (checking with the editor's settings alone)" % exc)
+        except (Exception, RecursionError) as exc:  # noqa: B902 - a config never stops linting
+            from ..output import printable
+
+            text = printable(str(exc).splitlines()[0][:300]) if str(exc) else type(exc).__name__
+            self._error("%s (checking with the editor's settings alone)" % text)
             if self.fallback is None:
                 # the client's options without any file, else the defaults
                 args = namespace(self.opts, self.root)
                 args.isolated, args.config = True, None
                 try:
                     self.fallback = build_settings(args, self.root)
-                except ConfigError as bad:
-                    self._error(str(bad))
+                except (Exception, RecursionError) as bad:  # noqa: B902
+                    self._error(str(bad)[:300])
                     self.fallback = build_settings(argparse.Namespace(isolated=True), self.root)
             return self.fallback
 
@@ -205,17 +341,29 @@ class TilelangServer(LanguageServer):
     def path_of(self, uri: str) -> Optional[str]:
         if not uri.startswith("file:"):
             return None
-        path = to_fs_path(uri)
-        return os.path.abspath(path) if path else None
+        try:
+            path = to_fs_path(uri)
+        except (ValueError, TypeError):
+            return None
+        if not path or "\x00" in path:  # `%00`: no file has that name
+            return None
+        return os.path.abspath(path)
+
+    def display_of(self, uri: str, path: Optional[str]) -> str:
+        if path:
+            return path
+        from ..output import printable
+
+        name = uri.rsplit("/", 1)[-1] or "untitled.py"
+        return printable(name.replace("\x00", ""))[:200] or "untitled.py"
 
     def buffer_text(self, path: str) -> Optional[str]:
-        """The open buffer of ``path`` (the source provider), or None."""
+        """The open buffer of ``path``, or None."""
         wanted = os.path.realpath(path)
-        for uri in list(self.docs):
-            own = self.docs[uri].path
+        for uri in list(self.open_uris):
+            own = self.path_of(uri)
             if own and (own == path or os.path.realpath(own) == wanted):
-                doc = self.workspace.get_text_document(uri)
-                return doc.source
+                return self.workspace.get_text_document(uri).source
         return None
 
     def load(self, path: str) -> Optional[SourceFile]:
@@ -223,8 +371,9 @@ class TilelangServer(LanguageServer):
         if text is not None:
             return SourceFile.from_text(text)
         try:
-            with open(path, "rb") as f:
-                return decode(f.read())
+            from ..cli.run import read_file
+
+            return decode(read_file(path))
         except (OSError, DecodeError):
             return None
 
@@ -236,48 +385,244 @@ class TilelangServer(LanguageServer):
                 return uri
         return from_fs_path(path) or path
 
-    def lint(self, uri: str) -> DocState:
-        """Lint the buffer now, remember the result and publish it."""
-        timer = self.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        doc = self.workspace.get_text_document(uri)
-        src = SourceFile.from_text(doc.source)
-        path = self.path_of(uri)
-        settings = self.settings_for(path)
-        findings: List[Finding] = []
-        standalone = True
-        if path is None or not _excluded(settings, path):
-            display = path or (doc.filename or "untitled.py")
-            result = lint_source(display, src.raw, settings, source=src)
-            findings, standalone = result.findings, result.cacheable
-        state = DocState(doc.version, src, findings, standalone, path)
-        self.docs[uri] = state
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, version=doc.version, diagnostics=[self.diagnostic(state, f) for f in findings]))
-        return state
-
-    def current(self, uri: str) -> Optional[DocState]:
-        """The state of the buffer as it is now (lints a pending change first)."""
-        state = self.docs.get(uri)
-        if state is None:
-            return None
-        doc = self.workspace.get_text_document(uri)
-        if uri in self.timers or state.version != doc.version:
-            state = self.lint(uri)
-        return state
-
+    # -- linting in the worker ---------------------------------------------------------
     def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+        """Lint ``uri`` soon: after the debounce (0 by default), as soon as the
+        worker is free; several changes meanwhile make one lint."""
         timer = self.timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        wait = self.debounce if delay is None else delay
+        if wait <= 0:
+            self._enqueue(uri)
+            return
         loop = asyncio.get_running_loop()
-        self.timers[uri] = loop.call_later(self.debounce if delay is None else delay, self._fire, uri)
+        self.timers[uri] = loop.call_later(wait, self._fire, uri)
 
     def _fire(self, uri: str) -> None:
         self.timers.pop(uri, None)
-        if uri in self.docs:
-            self.lint(uri)
+        self._enqueue(uri)
+
+    def _enqueue(self, uri: str) -> None:
+        if uri not in self.open_uris:
+            return
+        self.pending[uri] = None
+        job = self.running
+        if job is not None and job.uri == uri and time.monotonic() - job.started > CANCEL_AFTER:
+            # a slow lint of a version nobody wants any more: cancel it
+            self._restart_worker()
+        self._pump()
+
+    def _ensure_worker(self) -> Optional[_Worker]:
+        if self.worker is None and self.worker_failures >= 3:
+            self._error("the lint worker exits as it starts (run `flake8-tilelang check` on a file to see why); "
+                        "files are not checked")
+            return None
+        if self.worker is None:
+            try:
+                self.worker = _Worker(asyncio.get_running_loop(), self._on_worker)
+            except (OSError, RuntimeError, ImportError) as exc:
+                self._error("cannot start the lint worker: %s" % exc)
+                return None
+        return self.worker
+
+    def _restart_worker(self) -> None:
+        job, self.running = self.running, None
+        if job is not None and job.timer is not None:
+            job.timer.cancel()
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+        self._ensure_worker()
+
+    def _pump(self) -> None:
+        if self.running is not None or not self.pending:
+            return
+        worker = self._ensure_worker()
+        if worker is None or not worker.ready:
+            return
+        uri = next(iter(self.pending))
+        del self.pending[uri]
+        if uri not in self.open_uris:
+            return self._pump()
+        doc = self.workspace.get_text_document(uri)
+        text = doc.source
+        path = self.path_of(uri)
+        settings = self.settings_for(path)
+        if path is not None and self._excluded(settings, path):
+            self._store(uri, doc.version, SourceFile.from_text(text), [], True, path, ())
+            return self._pump()
+        display = self.display_of(uri, path)
+        too_big = _too_big(text)
+        if too_big:
+            self._store(uri, doc.version, SourceFile.from_text(text), [simple(display, 1, 0, IO_ERROR, too_big)],
+                        True, path, (), linted=False)
+            return self._pump()
+        self.next_job += 1
+        job = _Job(self.next_job, uri, doc.version, None, path)
+        message = {"id": job.id, "display": display, "path": path, "settings": settings,
+                   "text": None if path else text, "buffers": self._buffer_changes(worker)}
+        try:
+            worker.send(message)
+        except (OSError, ValueError) as exc:  # the worker died under us
+            job.src = SourceFile.from_text(text)
+            self._worker_failed(job, "the lint worker stopped (%s)" % exc)
+            return
+        self.running = job
+        job.timer = asyncio.get_running_loop().call_later(self.lint_timeout, self._timed_out, job.id)
+        job.src = SourceFile.from_text(text)  # while the worker lints
+
+    def _excluded(self, settings: Settings, path: str) -> bool:
+        key = (id(settings), path)
+        hit = self.exclusions.get(key)
+        if hit is None:
+            try:
+                hit = _excluded(settings, path)
+            except (Exception, RecursionError):  # noqa: B902 - a bad pattern excludes nothing
+                hit = False
+            if len(self.exclusions) > 4096:
+                self.exclusions.clear()
+            self.exclusions[key] = (hit, settings)  # the settings object stays alive with its id
+            return hit
+        return hit[0]
+
+    def _buffer_changes(self, worker: _Worker) -> Dict[str, Optional[str]]:
+        changes: Dict[str, Optional[str]] = {}
+        current = {}
+        for uri in self.open_uris:
+            path = self.path_of(uri)
+            if path is None:
+                continue
+            doc = self.workspace.get_text_document(uri)
+            if _too_big(doc.source):
+                continue
+            current[path] = doc.version
+            if worker.sent.get(path) != doc.version:
+                changes[path] = doc.source
+        for path in [p for p in worker.sent if p not in current]:
+            changes[path] = None
+        worker.sent = current
+        return changes
+
+    def _on_worker(self, worker: _Worker, message=_RECEIVE) -> None:
+        if message is _RECEIVE:
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            except Exception as exc:  # noqa: B902 - an unpicklable answer: treat as a failure
+                message = ("error", None, "bad answer: %s" % exc)
+        if message is not None and message[0] == "error" and message[1] is None and self.running is not None:
+            message = ("error", self.running.id, message[2])
+        if worker is not self.worker:
+            return
+        if message is None:  # the worker died (out of memory, killed)
+            worker.stop()
+            self.worker = None
+            if not worker.ready:
+                self.worker_failures += 1  # it died starting: do not restart it forever
+            job, self.running = self.running, None
+            if job is not None:
+                self._worker_failed(job, "the lint worker stopped while checking this file "
+                                         "(out of memory?); it is checked again on the next change")
+            self._ensure_worker()
+            return
+        kind = message[0]
+        if kind == "ready":
+            worker.ready = True
+            self.worker_failures = 0
+            self._pump()
+            return
+        job = self.running
+        if job is None or message[1] != job.id:
+            return
+        self.running = None
+        if job.timer is not None:
+            job.timer.cancel()
+        if kind == "lint":
+            _, _, findings, standalone, table = message
+            self._store(job.uri, job.version, job.src, findings, standalone, job.path, table)
+        else:
+            self._store(job.uri, job.version, job.src, [self._note(job, "could not be checked: %s" % message[2])],
+                        True, job.path, (), linted=False)
+        self._pump()
+
+    def _note(self, job: _Job, text: str) -> Finding:
+        return simple(self.display_of(job.uri, job.path), 1, 0, "TLA000", "flake8-tilelang: this file %s" % text,
+                      help="Please report it with this file")
+
+    def _timed_out(self, job_id: int) -> None:
+        job = self.running
+        if job is None or job.id != job_id:
+            return
+        self._restart_worker()
+        self._store(job.uri, job.version, job.src, [self._note(
+            job, "was not checked: linting it took longer than %g s (the time cap, option `lintTimeout`); "
+                 "it is checked again on the next change" % self.lint_timeout)], True, job.path, (), linted=False)
+        self._pump()
+
+    def _worker_failed(self, job: _Job, text: str) -> None:
+        self._store(job.uri, job.version, job.src, [self._note(job, text)], True, job.path, (), linted=False)
+        self._pump()
+
+    def _store(self, uri, version, src, findings, standalone, path, table, linted: bool = True) -> None:
+        """Remember a lint result and publish it, unless the buffer moved on
+        (a newer version is on its way: no stale diagnostics). ``linted``:
+        the findings are a real lint's (not a note that the file was not
+        checked), so they may be carried over while a later version does
+        not parse."""
+        if uri not in self.open_uris:
+            return
+        prev = self.docs.get(uri)
+        errors = [f for f in findings if f.code == SYNTAX_ERROR]
+        good = None
+        if not linted:
+            good = prev.good if prev is not None else None
+        elif errors:
+            if prev is not None and prev.good is not None:
+                old_src, old_findings = prev.good
+                kept = logic.carry_over(old_src, src, old_findings)
+                findings = sorted(kept + errors, key=lambda f: (f.line, f.col, f.code))
+                good = prev.good
+                table = prev.table
+        else:
+            good = (src, findings)
+        state = DocState(version, src, findings, standalone, path, good, table)
+        self.docs[uri] = state
+        doc = self.workspace.get_text_document(uri)
+        if doc.version != version and (uri in self.pending or uri in self.timers or (
+                self.running is not None and self.running.uri == uri)):
+            return  # superseded: the lint of the newer version is on its way
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, version=version, diagnostics=[self.diagnostic(state, f) for f in findings]))
+        if doc.version == version:
+            for future in self.waiters.pop(uri, []):
+                if not future.done():
+                    future.set_result(state)
+
+    async def fresh(self, uri: str, timeout: float = FRESH_WAIT) -> Optional[DocState]:
+        """The state of the buffer as it is now: waits (without blocking
+        anything else) for the lint of its current version, at most
+        ``timeout``; None when there is none in time."""
+        if uri not in self.open_uris:
+            return None
+        doc = self.workspace.get_text_document(uri)
+        state = self.docs.get(uri)
+        if state is not None and state.version == doc.version:
+            return state
+        future = asyncio.get_running_loop().create_future()
+        self.waiters.setdefault(uri, []).append(future)
+        if uri not in self.pending and not (self.running and self.running.uri == uri
+                                            and self.running.version == doc.version):
+            self.schedule(uri, 0)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except asyncio.TimeoutError:
+            return None
+
+    def latest(self, uri: str) -> Optional[DocState]:
+        """The last result for ``uri`` (may be a version behind: for hover)."""
+        return self.docs.get(uri) if uri in self.open_uris else None
 
     def relint_dependents(self, changed: Optional[str]) -> None:
         """A module changed: re-lint every other open file whose result may
@@ -287,8 +632,14 @@ class TilelangServer(LanguageServer):
                 self.schedule(uri)
 
     def relint_all(self) -> None:
-        for uri in list(self.docs):
+        for uri in list(self.open_uris):
             self.schedule(uri)
+
+    def config_rows(self) -> list:
+        rows = []
+        for state in self.docs.values():
+            rows.extend(state.table)
+        return rows
 
     # -- conversions -------------------------------------------------------------------
     def diagnostic(self, state: DocState, f: Finding) -> types.Diagnostic:
@@ -305,8 +656,8 @@ class TilelangServer(LanguageServer):
             self.uri_for(p, uri, path): [types.TextEdit(range=_range(s, e), new_text=t) for s, e, t in edits]
             for p, edits in changes.items()})
 
-    def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
-        state = self.current(uri)
+    async def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
+        state = await self.fresh(uri)
         if state is None:
             return None
         fixes = logic.fix_all(state.findings, self.unsafe_fixes)
@@ -321,6 +672,81 @@ class TilelangServer(LanguageServer):
             return state.src if path == own else self.load(path)
 
         return load
+
+    # -- the transport: capped messages, an answer for every request -------------------
+    def _start_io_async(self, stdin=None, stdout=None):
+        from pygls.io_ import StdoutWriter
+
+        self._stop_event = __import__("threading").Event()
+        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(writer)
+        try:
+            asyncio.run(self._read_loop(stdin or sys.stdin.buffer))
+        except BrokenPipeError:
+            logger.error("Connection to the client is lost! Shutting down the server.")
+        except KeyboardInterrupt:
+            pass
+        except SystemExit as exc:  # `exit`: 0 after `shutdown`, else 1 (LSP)
+            self.exit_code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            if self.worker is not None:
+                self.worker.stop()
+                self.worker = None
+            self.shutdown()
+
+    async def _read_loop(self, stdin) -> None:
+        loop = asyncio.get_running_loop()
+        read_line = lambda: stdin.readline(MAX_HEADER_LINE)  # noqa: E731
+        length: Optional[int] = None
+        skipping = False
+        while not self._stop_event.is_set():
+            line = await loop.run_in_executor(self.thread_pool, read_line)
+            if not line:
+                self.exit_code = self.exit_code or (0 if self.protocol._shutdown else 1)
+                return
+            if skipping:
+                # after a message too large to read: resynchronise on the
+                # next header (it may follow a body on the same line)
+                m = _HEADER_AT_END.search(line)
+                if m is None:
+                    continue
+                skipping = False
+                line = m.group(0)
+            if length is None:
+                m = _CONTENT_LENGTH.match(line)
+                if m is not None:
+                    length = int(m.group(1)) if len(m.group(1)) <= 18 else MAX_MESSAGE_BYTES + 1
+                continue
+            if line.strip():
+                continue  # another header (Content-Type)
+            if length > MAX_MESSAGE_BYTES:
+                self._error("skipped a message of %d bytes (more than the %d MiB limit)"
+                            % (length, MAX_MESSAGE_BYTES >> 20))
+                length = None
+                skipping = True
+                continue
+            n, length = length, None
+            body = await loop.run_in_executor(self.thread_pool, stdin.read, n)
+            if len(body) < n:
+                self.exit_code = self.exit_code or (0 if self.protocol._shutdown else 1)
+                return
+            self.protocol.handle_body(body)
+
+
+_CONTENT_LENGTH = re.compile(rb"^Content-Length:[ \t]*(\d+)[ \t]*\r?\n$", re.I)
+_HEADER_AT_END = re.compile(rb"Content-Length:[ \t]*\d+[ \t]*\r?\n$", re.I)
+
+
+def _too_big(text: str) -> Optional[str]:
+    """The command line's size cap for one file, for a buffer."""
+    from ..cli.run import MAX_FILE_BYTES, _size
+
+    if len(text) * 4 <= MAX_FILE_BYTES:
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size <= MAX_FILE_BYTES:
+        return None
+    return "not checked: this buffer is %s, above the %s limit for one file" % (_size(size), _size(MAX_FILE_BYTES))
 
 
 def _range(start, end) -> types.Range:
@@ -346,16 +772,20 @@ def create_server() -> TilelangServer:
         folders = params.workspace_folders or []
         root = None
         if folders:
-            root = to_fs_path(folders[0].uri)
+            root = ls.path_of(folders[0].uri)
         elif params.root_uri:
-            root = to_fs_path(params.root_uri)
-        elif params.root_path:
+            root = ls.path_of(params.root_uri)
+        elif params.root_path and "\x00" not in params.root_path:
             root = params.root_path
         if root and os.path.isdir(root):
             ls.root = os.path.abspath(root)
         encoding = ls.workspace.position_encoding or logic.UTF16
         ls.codec = logic.Codec(str(getattr(encoding, "value", encoding)))
-        ls.provider_installed = install_source_provider(ls.buffer_text)
+        ls._ensure_worker()  # it starts while the editor sends the first files
+        import gc
+
+        gc.collect()
+        gc.freeze()  # pygls' and lsprotocol's objects live as long as the server: never walk them again
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: TilelangServer, params):
@@ -371,18 +801,18 @@ def create_server() -> TilelangServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TilelangServer, params: types.DidOpenTextDocumentParams):
-        ls.lint(params.text_document.uri)
-        if ls.provider_installed:
-            ls.relint_dependents(params.text_document.uri)
+        uri = params.text_document.uri
+        ls.open_uris[uri] = None
+        ls.schedule(uri, 0)
+        ls.relint_dependents(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TilelangServer, params: types.DidChangeTextDocumentParams):
         uri = params.text_document.uri
-        if uri not in ls.docs:
+        if uri not in ls.open_uris:
             return
         ls.schedule(uri)
-        if ls.provider_installed:
-            ls.relint_dependents(uri)
+        ls.relint_dependents(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TilelangServer, params: types.DidSaveTextDocumentParams):
@@ -400,6 +830,11 @@ def create_server() -> TilelangServer:
         timer = ls.timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        ls.open_uris.pop(uri, None)
+        ls.pending.pop(uri, None)
+        for future in ls.waiters.pop(uri, []):
+            if not future.done():
+                future.set_result(None)
         if ls.docs.pop(uri, None) is not None:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             ls.relint_dependents(uri)
@@ -427,8 +862,8 @@ def create_server() -> TilelangServer:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False))
-    def code_action(ls: TilelangServer, params: types.CodeActionParams):
-        return _code_actions(ls, params)
+    async def code_action(ls: TilelangServer, params: types.CodeActionParams):
+        return await _code_actions(ls, params)
 
     @server.command(APPLY_AUTOFIX)
     async def apply_autofix(ls: TilelangServer, *args):
@@ -436,9 +871,9 @@ def create_server() -> TilelangServer:
         if args:
             first = args[0]
             uri = first.get("uri") if isinstance(first, dict) else first
-        if not isinstance(uri, str) or uri not in ls.docs:
+        if not isinstance(uri, str) or uri not in ls.open_uris:
             return None
-        edit = ls.fix_all_edit(uri)
+        edit = await ls.fix_all_edit(uri)
         if edit is None:
             return None
         await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
@@ -449,17 +884,20 @@ def create_server() -> TilelangServer:
 
 
 def _hover(ls: TilelangServer, uri: str, pos) -> Optional[types.Hover]:
-    state = ls.current(uri)
+    """Answered at once from the last lint (never waits for one)."""
+    state = ls.latest(uri)
     if state is None:
         return None
     src = state.src
+    if pos[0] < 0 or pos[0] >= max(1, len(src.lines)) or pos[1] < 0:
+        return None
     line, byte_col = ls.codec.from_lsp(src, pos)
     text = src.line_text(line)
     from ..settings import known_rules
 
-    known = [r.code for r in known_rules()]
+    rules = {r.code: r for r in known_rules()}
     char = src.char_col(line, byte_col)
-    hit = logic.noqa_code_at(text, char, known)
+    hit = logic.noqa_code_at(text, char, list(rules))
     if hit is not None:
         start, end, codes = hit
         rng = _range(ls.codec.to_lsp(src, line, src.byte_col(line, start)),
@@ -470,29 +908,24 @@ def _hover(ls: TilelangServer, uri: str, pos) -> Optional[types.Hover]:
     rng = None
     here = [f for f in state.findings if logic.contains(ls.codec.finding_range(src, f), pos)]
     if here:
-        parts.append(logic.diagnostic_hover(here, lambda code: logic.rule_docs([code])))
+        parts.append(logic.diagnostic_hover(here, rules.get))
         rng = _range(*ls.codec.finding_range(src, here[0]))
-    if "tilelang" in src.text:
-        try:
-            tree = ast.parse(src.text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
-        found = logic.config_hover(tree, state.path or "untitled.py", line, byte_col) if tree else None
-        if found is not None:
-            (l1, c1, l2, c2), body = found
-            parts.insert(0, body)
-            rng = _range(ls.codec.to_lsp(src, l1, c1), ls.codec.to_lsp(src, l2, c2))
+    found = logic.config_lookup(ls.config_rows(), state.path or ls.display_of(uri, None), line, byte_col)
+    if found is not None:
+        (l1, c1, l2, c2), body = found
+        parts.insert(0, body)
+        rng = _range(ls.codec.to_lsp(src, l1, c1), ls.codec.to_lsp(src, l2, c2))
     if not parts:
         return None
     return types.Hover(contents=types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)),
                        range=rng)
 
 
-def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
+async def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
     uri = params.text_document.uri
-    state = ls.current(uri)
+    state = await ls.fresh(uri)
     if state is None:
-        return None
+        return None  # no result for the buffer as it is now: no edit computed on another version
     only = params.context.only
     wanted = ((params.range.start.line, params.range.start.character),
               (params.range.end.line, params.range.end.character))
@@ -504,6 +937,8 @@ def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
         rng = ls.codec.finding_range(state.src, f)
         if not logic.overlaps(rng, wanted) or not _wants(only, types.CodeActionKind.QuickFix):
             continue
+        if not f.code.startswith("TLA"):
+            continue  # E999 / E902: nothing to fix or silence
         diag = ls.diagnostic(state, f)
         if logic.applicable(f.fix, ls.unsafe_fixes):
             changes = logic.fix_changes([f.fix], own, load, ls.codec)
@@ -521,7 +956,7 @@ def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
                 title="Disable %s for this line" % f.code, kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diag], edit=ls.workspace_edit({own: [edit]}, uri, own)))
     if _wants(only, FIX_ALL_KIND):
-        edit = ls.fix_all_edit(uri)
+        edit = await ls.fix_all_edit(uri)
         if edit is not None:
             actions.append(types.CodeAction(title="%s: fix all auto-fixable problems" % NAME,
                                             kind=FIX_ALL_KIND, edit=edit))
@@ -529,5 +964,6 @@ def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
 
 
 def serve() -> int:
-    create_server().start_io()
-    return 0
+    server = create_server()
+    server.start_io()
+    return server.exit_code
