@@ -11,6 +11,7 @@ import os
 from typing import Dict, Optional
 
 from .. import constants as C
+from .project import project_root
 
 
 class Entry:
@@ -114,8 +115,6 @@ def shown_path(path: str, home: str) -> str:
     in different folders are never confused."""
     if not path or not home or os.path.dirname(os.path.abspath(path)) == os.path.dirname(os.path.abspath(home)):
         return os.path.basename(path)
-    from .crossmod import project_root
-
     root = project_root(os.path.dirname(os.path.abspath(home)))
     rel = os.path.relpath(os.path.abspath(path), root)
     if rel.startswith(".."):

@@ -37,15 +37,15 @@ from contextlib import contextmanager
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from .. import constants as C
+from .project import project_root
 
 MAX_MODULES = 16
 MAX_MODULE_BYTES = 2_000_000
 # A folder modified this recently may change again within its mtime's
 # granularity: a lookup in it is not trusted for later.
 RACY_SECONDS = 2.0
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini")
 DENY_ROOTS = C.THIRD_PARTY_ROOTS
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
+_STDLIB = C.STDLIB_ROOTS
 
 # (path, real path) -> (mtime_ns, size, Builder or None)
 _PARSE_CACHE: Dict[Tuple[str, str], Tuple[int, int, object]] = {}
@@ -75,27 +75,19 @@ def source_provider(provider: Optional[SourceProvider]) -> Iterator[None]:
         set_source_provider(previous)
 
 
-def project_root(directory: str) -> str:
-    d = directory
-    for _ in range(12):
-        if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return directory
-
-
 class Loader:
     """Per linted file: finds and builds foreign modules, within the caps."""
 
-    def __init__(self, filename: str, source_provider: Optional[SourceProvider] = None):
+    def __init__(self, filename: str, source_provider: Optional[SourceProvider] = None,
+                 analyse: Optional[Callable[[object, "Loader"], object]] = None):
         self.path = os.path.abspath(filename)
         self.directory = os.path.dirname(self.path)
         self.root = project_root(self.directory)
         self.real_root = os.path.realpath(self.root)
         self.source_provider = source_provider if source_provider is not None else _PROVIDER
+        # what a foreign module's Builder becomes (the model's per-module
+        # analysis), made by the caller: this module imports no analysis
+        self.analyse = analyse
         self.resolvers: Dict[str, object] = {}  # path -> Resolver
         # modules whose names are being resolved right now (cycle guard)
         self.loading: List[str] = [self.path]
@@ -176,10 +168,8 @@ class Loader:
         else:
             builder = _parse(path, self.source_provider)
         resolver = None
-        if builder is not None:
-            from .resolve import Resolver
-
-            resolver = Resolver(builder, loader=self)
+        if builder is not None and self.analyse is not None:
+            resolver = self.analyse(builder, self)
         self.resolvers[path] = resolver
         return resolver
 

@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from .. import constants as C
 from .build import Builder, qualname
 from .config import PassConfig
+from .evaluate import DictV, export, truth
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
 from .calls import argument, bind_arguments
@@ -607,8 +608,6 @@ def _settle(use: KernelUse, resolver: Resolver, bindings=None, closure=None) -> 
             # a test in the kernel itself: its names come from the frame its def ran in
             value = closure[2].eval_static(test, closure[1])
             if value is not UNKNOWN:
-                from .evaluate import truth
-
                 value = truth(value)
         else:
             value = owner.const(test, scope, 0, bindings)
@@ -708,8 +707,6 @@ def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
 def _spread_launch(launch: Launch, spreads: List[ast.expr], fn: Function, resolver: Resolver) -> None:
     """``T.Kernel(n, is_npu=True, **DEV_LAUNCH)``: the keywords a module-level
     dict spreads are keywords too; a spread that cannot be read may set anything."""
-    from .evaluate import DictV, export
-
     ev = resolver.evaluator()
     found: Dict[str, object] = {}
     for expr in spreads:

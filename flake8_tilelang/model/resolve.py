@@ -14,9 +14,10 @@ from .. import constants as C
 from .build import Builder, qualname
 from .calls import bind_arguments, keyword_arg
 from .config import Entry, PassConfig
+from .crossmod import Loader
+from .evaluate import UNKNOWN, Evaluator, export
 from .nodes import Binding, CompileSite, Function, Scope
 
-UNKNOWN = object()
 
 
 class _ImportCycle(Exception):
@@ -43,20 +44,18 @@ class Resolver:
         self._name_configs: Dict[Tuple[int, str], PassConfig] = {}
         self._name_consts: Dict[Tuple[int, str], object] = {}
         self._calls_by_name: Optional[Dict[str, List[Tuple[ast.Call, Scope]]]] = None
-        self._evaluator = None
+        self.module_evaluator = None
         # False for a file with no kernel and no compile site: nothing there needs evaluating
         self.use_evaluator = True
 
     # -- evaluation --------------------------------------------------------
     def evaluator(self):
         """The module evaluated abstractly (once); None when it ran out of budget."""
-        if self._evaluator is None:
-            from .evaluate import Evaluator
-
-            self._evaluator = Evaluator(self.b, self)
-            self._evaluator.run()
-        ev = self._evaluator
-        return None if ev.exhausted or ev._running else ev
+        if self.module_evaluator is None:
+            self.module_evaluator = Evaluator(self.b, self)
+            self.module_evaluator.run()
+        ev = self.module_evaluator
+        return None if ev.exhausted or ev.running else ev
 
     def module_value(self, name: str):
         """What a module-level name holds once the module has run (``UNKNOWN``
@@ -70,9 +69,7 @@ class Resolver:
     @property
     def loader(self):
         if self._loader is None:
-            from .crossmod import Loader
-
-            self._loader = Loader(self.filename)
+            self._loader = Loader(self.filename, analyse=lambda builder, loader: Resolver(builder, loader=loader))
         return self._loader
 
     def foreign(self, expr: ast.expr, scope: Scope) -> Optional[Tuple["Resolver", ast.Name]]:
@@ -209,8 +206,6 @@ class Resolver:
                 bound, bound_scope = bindings[(id(where), expr.id)]
                 return self.const(bound, bound_scope, depth + 1, None)
             if kind in ("assign", "mutated") and where is self.b.module:
-                from .evaluate import export
-
                 value = self.module_value(expr.id)
                 if value is not None:
                     return export(value)
