@@ -300,8 +300,17 @@ class Builder:
         fn = ctx.scope
         for node in ast.walk(test):
             if isinstance(node, ast.Call):
-                return False
-            if isinstance(node, ast.Name):
+                # `cfg.get(KEY)`, `use_sync(cfg)`: a Python call, unless of TileLang/TVM
+                # or of something the kernel binds
+                root = node.func
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if not isinstance(root, ast.Name) or root.id in fn.bound:  # type: ignore[attr-defined]
+                    return False
+                q = qualname(root, ctx.scope)
+                if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
+                    return False
+            elif isinstance(node, ast.Name):
                 if node.id in fn.bound:  # type: ignore[attr-defined]
                     return False
             elif isinstance(node, (ast.Subscript, ast.Attribute)):
@@ -313,7 +322,8 @@ class Builder:
                 if not isinstance(root, ast.Name) or root.id in fn.bound:  # type: ignore[attr-defined]
                     return False
                 q = qualname(root, ctx.scope)
-                if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
+                if q is not None and q.split(".")[0] in ("tilelang", "tvm") and \
+                        not _names_config_key(node, ctx.scope):
                     return False
             elif isinstance(node, (ast.Lambda, ast.NamedExpr)):
                 return False
@@ -609,3 +619,13 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     exc = handler.type
     names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
     return any(isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS for n in names)
+
+
+def _names_config_key(node: ast.expr, scope: Scope) -> bool:
+    """``tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC`` (or the class itself): a
+    Python value, not kernel code."""
+    while isinstance(node, ast.Attribute):
+        if qualname(node, scope) in C.PASS_CONFIG_KEY_CLASSES:
+            return True
+        node = node.value
+    return False

@@ -14,6 +14,10 @@ from .. import constants as C
 from .project import project_root
 
 
+# How a config is named when tilelang.lower runs with no PassContext entered.
+LOWER_OUTSIDE_PASS_CONTEXT = "tilelang.lower outside any PassContext"
+
+
 class Entry:
     """One key of a resolved pass_configs dict."""
 
@@ -75,6 +79,8 @@ class PassConfig:
         origin_line = getattr(self.origin, "lineno", None)
         if origin_line is None:
             return "not set"
+        if self.origin_desc == LOWER_OUTSIDE_PASS_CONTEXT:
+            return "no PassContext around the tilelang.lower at line %d" % origin_line
         return "not set in the pass_configs at line %d" % origin_line
 
     def describe(self, key: str) -> str:

@@ -6,9 +6,12 @@ import ast
 from typing import Dict
 
 from ..nodes import Function
-from .budget import MAX_DEPTH, MAX_LEN
+from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE
 from .frames import Abrupt, Frame
-from .values import BoundV, ClassV, DictV, FuncV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN, LambdaV, LazyCallV, LibV, PartialV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable, join, kernels_of, mklist
+from .values import (
+    MISSING, BoundV, ClassV, DictV, FuncV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN, LambdaV, LazyCallV, LibV,
+    PartialV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable, join, havoc, kernels_of, mklist, plain, seq_known,
+)
 
 class Calls:
     """Mixin of ``Evaluator``: calling values."""
@@ -75,19 +78,62 @@ class Calls:
                 result = self.call_value(func.factory, args, kwargs, node, frame)
                 found = kernels_of(result)
                 if found is not None:
-                    event.called.extend(found)
+                    if isinstance(event.config, DictV):
+                        # the decorator holds the dict: this call compiles with it as it is now
+                        self.record_call(event, list(found))
+                    else:
+                        event.called.extend(found)
             return UNKNOWN
         if isinstance(func, PassDecoV):
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
         if isinstance(func, ClassV):
-            inst = InstanceV(func, self.token)
-            init = func.attrs.get("__init__")
-            if isinstance(init, FuncV):
-                init.ev.call_function(init, (inst,) + args, kwargs, node)
-            return inst
+            return self.construct(func, args, kwargs, node)
         if isinstance(func, LibV):
             return self.library(func.q, args, kwargs, node, frame)
         return UNKNOWN
+
+    def construct(self, cls: ClassV, args: tuple, kwargs: Dict[str, tuple], node):
+        """``cls(...)``: its ``__init__`` runs; a dataclass / NamedTuple / attrs
+        class binds its fields; what cannot be told makes the instance opaque."""
+        if cls.kind == "enum":
+            if len(args) == 1 and not kwargs:  # Mode("expert"): the member with that value
+                for member in cls.members.values():
+                    if plain(member.value) and plain(args[0]) and type(member.value) is type(args[0]) \
+                            and member.value == args[0]:
+                        return member
+            return UNKNOWN
+        inst = InstanceV(cls, self.token)
+        init = cls.lookup("__init__")
+        if isinstance(init, FuncV):
+            init.ev.call_function(init, (inst,) + args, kwargs, node)
+            return inst
+        if cls.kind in ("dataclass", "namedtuple") and not inst.opaque:
+            self.bind_fields(cls, inst, args, kwargs)
+            post = cls.lookup("__post_init__")
+            if isinstance(post, FuncV):
+                post.ev.call_function(post, (inst,), {}, node)
+            elif post is not MISSING:
+                inst.opaque = True
+            return inst
+        if init is not MISSING or args or kwargs:
+            inst.opaque = True  # a constructor the evaluator does not run
+        return inst
+
+    def bind_fields(self, cls: ClassV, inst, args: tuple, kwargs: Dict[str, tuple]) -> None:
+        fields = cls.fields
+        if any(a is STAR_UNKNOWN for a in args) or KW_UNKNOWN in kwargs or len(args) > len(fields) \
+                or any(k not in fields for k in kwargs):
+            for name in fields:
+                inst.attrs[name] = UNKNOWN  # a spread, or a TypeError
+            return
+        for name, value in zip(fields, args):
+            inst.attrs[name] = value
+        for name in fields[len(args):]:
+            if name in kwargs:
+                inst.attrs[name] = kwargs[name][0]
+            else:
+                default = cls.lookup(name)
+                inst.attrs[name] = UNKNOWN if default is MISSING else default
 
     def call_function(self, func: FuncV, args: tuple, kwargs: Dict[str, tuple], node,
                       unknown_args: bool = False):
@@ -96,16 +142,13 @@ class Calls:
             return UNKNOWN
         self.tick()
         self.executed.add(id(fn))
-        locals_ = self.local_names.get(id(fn))
-        if locals_ is None:
-            locals_ = set(fn.params) | set(fn.assigns) | set(fn.functions) | set(fn.classes) | set(fn.imports)
-            locals_ -= fn.globals
-            self.local_names[id(fn)] = locals_
+        locals_ = self.locals_of(fn)
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, locals_)
         frame.globals = set(fn.globals)
         self.bind_params(fn, frame, func.defaults, args, kwargs, unknown_args)
         self.depth += 1
+        loops, self.loops = self.loops, []  # a break in the callee is not the caller's
         try:
             self.block(fn.node.body, frame)
             frame.returns.append(None)
@@ -113,6 +156,7 @@ class Calls:
             pass
         finally:
             self.depth -= 1
+            self.loops = loops
         if not frame.returns:
             return UNKNOWN
         result = frame.returns[0]
@@ -246,17 +290,21 @@ class Calls:
                 self.del_item(obj, UNKNOWN)
             return UNKNOWN
         if kind == "list" and isinstance(obj, list):
-            if name == "append" and len(args) == 1 and self.precise(obj) and len(obj) < MAX_LEN:
+            if not seq_known(obj):
+                return UNKNOWN
+            if name == "append" and len(args) == 1 and self.precise(obj) and len(obj) < MAX_LEN \
+                    and self.size(obj) + self.size(args[0]) <= MAX_SIZE:
                 obj.append(args[0])
                 return None
             if name == "extend" and len(args) == 1 and self.precise(obj):
                 seq = self.iterate(args[0])
-                if seq is not None and len(obj) + len(seq) <= MAX_LEN:
+                if seq is not None and len(obj) + len(seq) <= MAX_LEN \
+                        and self.size(obj) + self.size(tuple(seq)) <= MAX_SIZE:
                     obj.extend(seq)
                     return None
             if name == "copy":
                 return mklist(list(obj), self.token)
-            obj.append(UNKNOWN)  # spoil: anything may have happened to it
+            havoc(obj)  # anything may have happened to it
             return UNKNOWN
         if kind == "str" and isinstance(obj, str):
             if name in ("upper", "lower", "strip") and not args:

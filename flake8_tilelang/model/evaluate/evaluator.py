@@ -6,7 +6,7 @@ import ast
 from typing import Dict, List, Optional
 
 from ..nodes import Function, Scope
-from .budget import Budget, MAX_STEPS
+from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
@@ -33,6 +33,9 @@ class Evaluator(Statements, Expressions, Calls, Library):
                     self.classes_by_node[id(cls.node)] = cls
                     stack.append(cls)
         self.steps = 0
+        body = builder.tree.body
+        lines = (getattr(body[-1], "end_lineno", None) or 0) if body else 0
+        self.max_steps = MAX_STEPS + STEPS_PER_LINE * lines  # a long module may run longer
         self.depth = 0
         self.exhausted = False
         self.token = 0  # the innermost uncertain branch (0: certain)
@@ -46,6 +49,14 @@ class Evaluator(Statements, Expressions, Calls, Library):
         self.cyclic = False  # imports a module that (indirectly) imports it back
         self.phase = "module"
         self.local_names: Dict[int, set] = {}
+        self.loops: list = []  # innermost last: {"break": [states], "continue": [states]}
+        self.sizes: dict = {}  # id(tuple) -> (tuple, its size): see budget.size_of
+        # PassContexts entered around the code running now, innermost last:
+        # a PassContextV, or UNKNOWN for a context manager that may enter one
+        self.contexts: list = []
+        # id(prim_func) -> the frames its def ran in (one per way it was made),
+        # None in the list when there were too many to keep
+        self.kernel_frames: Dict[int, list] = {}
 
     # -- driver ------------------------------------------------------------
     def run(self) -> "Evaluator":
@@ -121,7 +132,7 @@ class Evaluator(Statements, Expressions, Calls, Library):
 
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        if self.steps > self.max_steps:
             raise Budget()
 
     def fork_token(self) -> int:
@@ -148,7 +159,46 @@ class Evaluator(Statements, Expressions, Calls, Library):
     def precise(self, obj) -> bool:
         return getattr(obj, "token", 0) == self.token
 
+    def kernel_frame(self, fn: Function, closure) -> None:
+        if self.quiet:
+            return
+        frames = self.kernel_frames.setdefault(id(fn), [])
+        if closure in frames or None in frames:
+            return
+        frames.append(closure if len(frames) < 16 else None)
+
+    def locals_of(self, fn: Function) -> set:
+        """The names local to a function (bound anywhere in it)."""
+        names = self.local_names.get(id(fn))
+        if names is None:
+            names = set(fn.params) | set(fn.assigns) | set(fn.functions) | set(fn.classes) | set(fn.imports)
+            names -= fn.globals
+            self.local_names[id(fn)] = names
+        return names
+
     # -- questions from the model -------------------------------------------
+    def value_in(self, expr: ast.expr, scope, closure=None):
+        """``expr`` as written in ``scope`` (a function of this module, or the
+        module), read once the module has run: names bound in ``scope`` and
+        in the functions around it are unknown, module names hold their final
+        values. ``closure``, when given, is the frame ``scope``'s def ran in
+        (one way a kernel was made): only ``scope``'s own names are unknown."""
+        if self.module_frame is None or self.exhausted:
+            return UNKNOWN
+        chain = []
+        s = scope
+        while s is not None and s is not self.b.module:
+            if isinstance(s, Function):
+                chain.append(s)
+                if closure is not None:
+                    break
+            s = s.parent
+        frame = closure if closure is not None else self.module_frame
+        for fn in reversed(chain):
+            frame = Frame("function", frame, frame.module, fn, self.locals_of(fn))
+            frame.globals = set(fn.globals)
+        return self.eval_static(expr, frame)
+
     def final(self, name: str):
         if self.module_frame is None:
             return UNKNOWN
@@ -163,7 +213,7 @@ class Evaluator(Statements, Expressions, Calls, Library):
             return UNKNOWN
         saved = (self.token, self.steps, self.quiet)
         self.token = -1  # nothing outside is mutated from here
-        self.steps = MAX_STEPS - 300
+        self.steps = self.max_steps - 300
         self.quiet = True  # compile sites reached from here are not recorded again
         try:
             return self.deref(self.expr(expr, frame))

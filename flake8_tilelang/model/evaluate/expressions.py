@@ -7,9 +7,12 @@ import operator
 from typing import Optional
 
 from ... import constants as C
-from .budget import MAX_LEN, MAX_UNROLL
+from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits, size_of
 from .frames import Frame
-from .values import BadKey, BoundV, ClassV, DictV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV, LibV, Module, PLAIN, UNKNOWN, comparable_ref, hashable, join, mklist, plain, spoil, truth
+from .values import (
+    MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
+    LibV, Module, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
+)
 
 BUILTINS = frozenset({
     "dict", "getattr", "hasattr", "len", "range", "tuple", "list", "bool", "int", "str", "float",
@@ -82,7 +85,7 @@ class Expressions:
                     items.extend(seq)
                 else:
                     items.append(self.expr(e, frame))
-            return tuple(items) if t is ast.Tuple else mklist(items, self.token)
+            return self.bounded(tuple(items) if t is ast.Tuple else mklist(items, self.token))
         if t is ast.Subscript:
             return self.subscript(self.expr(node.value, frame), self.expr(node.slice, frame))
         if t is ast.BinOp:
@@ -147,7 +150,8 @@ class Expressions:
                     parts.append(str(v.value))
                 elif isinstance(v, ast.FormattedValue) and v.format_spec is None and v.conversion == -1:
                     x = self.expr(v.value, frame)
-                    if not isinstance(x, (str, int)) or isinstance(x, bool):
+                    if not isinstance(x, (str, int)) or isinstance(x, bool) or \
+                            (isinstance(x, int) and x.bit_length() > 4 * MAX_LEN):
                         return UNKNOWN
                     parts.append(str(x))
                 else:
@@ -169,7 +173,7 @@ class Expressions:
                 spoil(result)
                 continue
             result.entries[key] = (value, k, v, self.filename)
-        return result
+        return self.bounded(result)
 
     def merge_into(self, result: DictV, other) -> None:
         other = self.deref(other)
@@ -226,10 +230,10 @@ class Expressions:
         if not run(0):
             return UNKNOWN
         if result is not None:
-            return result
+            return self.bounded(result)
         if isinstance(node, ast.ListComp):
-            return mklist(out, self.token)
-        return tuple(out)
+            return self.bounded(mklist(out, self.token))
+        return self.bounded(tuple(out))
 
     def subscript(self, obj, key):
         obj = self.deref(obj)
@@ -240,7 +244,9 @@ class Expressions:
                 return UNKNOWN
             entry = obj.entries.get(key)
             return entry[0] if entry is not None else UNKNOWN
-        if isinstance(obj, (tuple, list, str)):
+        if isinstance(obj, ClassV) and obj.kind == "enum" and not obj.opaque and isinstance(key, str):
+            return obj.members.get(key, UNKNOWN)  # Mode["EXPERT"]
+        if isinstance(obj, (tuple, list, str)) and (isinstance(obj, str) or seq_known(obj)):
             if type(key) is int:
                 try:
                     return obj[key]
@@ -261,11 +267,8 @@ class Expressions:
                 return UNKNOWN
             if isinstance(op, (ast.LShift,)) and isinstance(b, int) and b > 64:
                 return UNKNOWN
-            if isinstance(op, ast.Mult) and (isinstance(a, (str, bytes)) or isinstance(b, (str, bytes))):
-                n = b if isinstance(a, (str, bytes)) else a
-                if not isinstance(n, int) or n * max(len(a) if isinstance(a, (str, bytes)) else 1,
-                                                     len(b) if isinstance(b, (str, bytes)) else 1) > MAX_LEN:
-                    return UNKNOWN
+            if not _plain_result_fits(op, a, b):
+                return UNKNOWN  # judged before computing: the result could be huge
             try:
                 result = BINOPS[type(op)](a, b)
             except Exception:
@@ -273,11 +276,18 @@ class Expressions:
             if isinstance(result, (str, bytes)) and len(result) > MAX_LEN:
                 return UNKNOWN
             return result
-        if isinstance(op, ast.Add) and isinstance(a, (tuple, list)) and type(a) is type(b):
-            if len(a) + len(b) > MAX_LEN:
+        if isinstance(op, ast.Add) and seq_known(a) and seq_known(b) and type(a) is type(b):
+            if len(a) + len(b) > MAX_LEN or self.size(a) + self.size(b) > MAX_SIZE:
                 return UNKNOWN
             return tuple(a) + tuple(b) if isinstance(a, tuple) else mklist(list(a) + list(b), self.token)
         return UNKNOWN
+
+    def size(self, value) -> int:
+        return size_of(value, self.sizes)
+
+    def bounded(self, value):
+        """``value``, or UNKNOWN when it is over the size budget."""
+        return value if size_of(value, self.sizes) <= MAX_SIZE else UNKNOWN
 
     def compare(self, node: ast.Compare, frame: Frame):
         left = self.deref(self.expr(node.left, frame))
@@ -339,18 +349,30 @@ class Expressions:
         if isinstance(obj, list):
             return BoundV(LibV("list." + attr), obj)
         if isinstance(obj, ClassV):
-            value = obj.attrs.get(attr, UNKNOWN)
+            value = obj.lookup(attr)
+            if value is MISSING:
+                return UNKNOWN
             if isinstance(value, FuncV) and value.kind == "class":
                 return BoundV(value, obj)
             return value
+        if isinstance(obj, EnumMemberV):
+            if attr == "value":
+                return obj.value
+            if attr == "name":
+                return obj.name
+            return UNKNOWN
         if isinstance(obj, InstanceV):
             if attr in obj.attrs:
                 return obj.attrs[attr]
-            value = obj.cls.attrs.get(attr, UNKNOWN)
+            value = obj.cls.lookup(attr)
             if isinstance(value, FuncV):
                 if value.kind == "static":
                     return value
+                if value.kind == "property":
+                    return UNKNOWN
                 return BoundV(value, obj.cls if value.kind == "class" else obj)
+            if value is MISSING or obj.opaque:
+                return UNKNOWN  # an attribute its constructor (or a base's) may have set
             return value
         if isinstance(obj, Module):
             return obj.get(attr)
@@ -392,3 +414,25 @@ class Expressions:
         finally:
             loader.loading.pop()
 
+
+
+_INT_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Pow: "pow", ast.LShift: "lshift"}
+
+
+def _plain_result_fits(op, a, b) -> bool:
+    """Whether ``a <op> b`` on constants stays within the value budget,
+    judged from the operands alone."""
+    if type(a) in (int, bool) and type(b) in (int, bool):
+        return int_result_fits(_INT_OPS.get(type(op), "other"), a, b)
+    text = (str, bytes)
+    if isinstance(op, ast.Mult) and (isinstance(a, text) or isinstance(b, text)):
+        n = b if isinstance(a, text) else a
+        return type(n) in (int, bool) and n * max(len(a) if isinstance(a, text) else 1,
+                                                   len(b) if isinstance(b, text) else 1) <= MAX_LEN
+    if isinstance(op, ast.Mod) and isinstance(a, text):
+        return format_fits(a if isinstance(a, str) else a.decode("latin-1"))
+    if isinstance(op, ast.Add) and isinstance(a, text) and isinstance(b, text):
+        return len(a) + len(b) <= MAX_LEN
+    if isinstance(op, ast.Pow) and isinstance(a, float) and type(b) in (int, bool):
+        return True  # float powers overflow (OverflowError), they do not grow
+    return True

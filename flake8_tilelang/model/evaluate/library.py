@@ -8,24 +8,28 @@ from typing import Dict
 
 from ... import constants as C
 from ..build import canonical_prim
-from ..config import Entry, PassConfig
+from ..config import LOWER_OUTSIDE_PASS_CONTEXT, Entry, PassConfig
 from ..nodes import Function
-from .budget import MAX_UNROLL
+from .budget import MAX_LEN, MAX_UNROLL
 from .frames import Abrupt, Frame
-from .values import BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KW_UNKNOWN, KernelV, KernelsV, LibV, PLAIN, PartialV, PassDecoV, UNKNOWN, as_bool, hashable, kernels_of, mklist, plain, raw_of, spoil
+from .values import (
+    KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
+    EnumMemberV, InstanceV, LibV, PartialV, PassContextV, PassDecoV, as_bool, hashable, kernels_of, mklist, plain, raw_of, seq_known, spoil,
+)
 
 # names whose values are never looked up in the user's project
 DENY = C.THIRD_PARTY_ROOTS | C.STDLIB_ROOTS
 LIBRARY_ROOTS = frozenset({
     "tilelang", "tvm", "torch", "torch_npu", "numpy", "functools", "os", "sys", "math", "argparse",
-    "random", "itertools", "typing", "dataclasses", "enum", "collections", "json", "time", "pathlib",
+    "random", "itertools", "typing", "dataclasses", "enum", "collections", "json", "time", "pathlib", "attr", "attrs",
 })
 
 
 class Event:
     """A compile site reached during evaluation."""
 
-    __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin", "called")
+    __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin", "called", "desc",
+                 "outside_pass_context")
 
     def __init__(self, kind: str, node: ast.AST, config, kernels, function, label: str, origin):
         self.kind = kind  # "jit", "jit-call", "compile"
@@ -37,6 +41,9 @@ class Event:
         self.origin = origin  # the pass_configs expression, or the site
         # kernels the jitted factory returned where the module calls it with its arguments
         self.called: list = []
+        self.desc = ""  # how the config's origin is named, when not "pass_configs of the <label>"
+        # a lower() reached with no PassContext entered: every switch off
+        self.outside_pass_context = False
 
 
 
@@ -60,7 +67,13 @@ class Library:
         prim = canonical_prim(q)
         if prim == "prim_func":
             if len(args) == 1 and isinstance(args[0], FuncV):
+                self.kernel_frame(args[0].fn, args[0].closure)
                 return KernelV(args[0].fn, args[0].closure)
+            return UNKNOWN
+        if q in C.PASS_CONTEXT_NAMES:
+            return self.pass_context(args, kwargs, node)
+        if q in C.LOWER_NAMES:
+            self.lower(node, args[0] if args else kwargs.get("func", (UNKNOWN,))[0])
             return UNKNOWN
         if q == "functools.partial" and args:
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
@@ -108,32 +121,87 @@ class Library:
             seqs = [self.iterate(a) for a in args]
             if any(x is None for x in seqs) or (q == "enumerate" and len(seqs) != 1):
                 return UNKNOWN
-            return tuple(enumerate(seqs[0])) if q == "enumerate" else tuple(zip(*seqs))
+            return self.bounded(tuple(enumerate(seqs[0])) if q == "enumerate" else tuple(zip(*seqs)))
         if q in ("tuple", "list") and len(args) <= 1:
             if not args:
                 return () if q == "tuple" else mklist([], self.token)
             seq = self.iterate(args[0])
             if seq is None:
                 return UNKNOWN
-            return tuple(seq) if q == "tuple" else mklist(seq, self.token)
+            return self.bounded(tuple(seq) if q == "tuple" else mklist(seq, self.token))
         if q == "len" and len(args) == 1:
             a = args[0]
-            if isinstance(a, (tuple, list, str)):
+            if isinstance(a, str) or seq_known(a):
                 return len(a)
             if isinstance(a, DictV) and a.complete:
                 return len(a.entries)
             return UNKNOWN
         if q == "range" and 1 <= len(args) <= 3 and all(type(a) is int for a in args):
-            r = range(*args)
-            return tuple(r) if len(r) <= MAX_UNROLL else UNKNOWN
-        if q in ("bool", "int", "str", "float") and len(args) == 1 and isinstance(args[0], PLAIN):
             try:
-                return {"bool": bool, "int": int, "str": str, "float": float}[q](args[0])
+                r = range(*args)
+                return tuple(r) if len(r) <= MAX_UNROLL else UNKNOWN
+            except (ValueError, OverflowError):  # a zero step; a length past sys.maxsize
+                return UNKNOWN
+        if q in ("bool", "int", "str", "float") and len(args) == 1 and isinstance(args[0], PLAIN):
+            if q == "int" and isinstance(args[0], (str, bytes)) and len(args[0]) > MAX_LEN:
+                return UNKNOWN
+            try:
+                value = {"bool": bool, "int": int, "str": str, "float": float}[q](args[0])
             except Exception:
                 return UNKNOWN
+            return value if not isinstance(value, str) or len(value) <= MAX_LEN else UNKNOWN
+        if q == "type" and len(args) == 1 and not kwargs:
+            if isinstance(args[0], InstanceV):
+                return args[0].cls
+            if isinstance(args[0], EnumMemberV):
+                return args[0].cls
+            return UNKNOWN
         if q == "print":
             return None
         return UNKNOWN
+
+    # -- PassContext and lower -----------------------------------------------
+    def pass_context(self, args: tuple, kwargs, node) -> PassContextV:
+        """``PassContext(opt_level, required_pass, disabled_pass, instruments,
+        config)``: the config is copied into the context when it is made."""
+        if KW_UNKNOWN in kwargs or any(a is STAR_UNKNOWN for a in args):
+            return PassContextV(UNKNOWN, node, node)
+        if "config" in kwargs:
+            value, origin = kwargs["config"]
+        elif len(args) > 4:
+            value = args[4]
+            origin = node.args[4] if isinstance(node, ast.Call) and len(node.args) > 4 else node
+        else:
+            return PassContextV(PassConfig(filename=self.filename), node, node)
+        value = self.deref(value)
+        if value is None:
+            config = PassConfig(filename=self.filename)
+        elif isinstance(value, DictV):
+            config = self.to_config(value)
+        else:
+            config = UNKNOWN
+        return PassContextV(config, origin, node)
+
+    def lower(self, node, target) -> None:
+        """``tilelang.lower(func)`` compiles under the PassContext entered
+        around it when it runs: the innermost one, all switches off when
+        there is none, unknown when a context manager that may enter one is
+        open."""
+        if self.exhausted or self.quiet:
+            return
+        ctx = self.contexts[-1] if self.contexts else None
+        found = kernels_of(self.deref(target))
+        kernels = list(found) if found is not None else UNKNOWN
+        if ctx is None:
+            event = Event("lower", node, None, kernels, None, "tilelang.lower call", node)
+            event.desc = LOWER_OUTSIDE_PASS_CONTEXT
+            event.outside_pass_context = True
+        elif isinstance(ctx, PassContextV):
+            event = Event("lower", node, ctx.config, kernels, None, "tilelang.lower call", ctx.origin)
+            event.desc = "PassContext config" if ctx.origin is not ctx.node else "PassContext"
+        else:
+            event = Event("lower", node, UNKNOWN, kernels, None, "tilelang.lower call", node)
+        self.events.append(event)
 
     # -- compile sites -------------------------------------------------------
     def jit(self, target, kwargs, unknown_kwargs: bool, node, kind: str):
@@ -183,6 +251,23 @@ class Library:
         event = Event(kind, node, config, kernels, function, label, origin)
         self.events.append(event)
         return event
+
+    def record_call(self, event: Event, kernels: list) -> None:
+        """A jitted factory called where its decorator's dict has the state it
+        has now: a compile of its own (the decorator's own site keeps the
+        dict's final state, for calls made later)."""
+        assert isinstance(event.config, DictV)
+        config = self.to_config(event.config)
+        for other in self.events:
+            if other.node is event.node and other is not event and isinstance(other.config, PassConfig) \
+                    and other.config.entries.keys() == config.entries.keys() and other.config.complete == config.complete \
+                    and all(other.config.entries[k].value == e.value and other.config.entries[k].node is e.node
+                            for k, e in config.entries.items()):
+                other.kernels = list(dict.fromkeys(other.kernels + kernels)) if isinstance(other.kernels, list) \
+                    else other.kernels
+                return
+        call = Event(event.kind, event.node, config, kernels, event.function, event.label, event.origin)
+        self.events.append(call)
 
     def kernels_from_factory(self, factory):
         """The prim_funcs a jit factory returns (its arguments unknown)."""

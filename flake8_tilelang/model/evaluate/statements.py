@@ -7,7 +7,10 @@ from typing import Dict, Optional
 from .budget import MAX_UNROLL
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
-from .values import ClassV, DictV, FuncV, ImportV, InstanceV, JitV, LibV, PLAIN, UNKNOWN, hashable, join, join_vars, truth
+from .values import (
+    PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, JitV, LibV, PassContextV, hashable, havoc,
+    join, join_vars, seq_known, truth,
+)
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
 
@@ -49,24 +52,29 @@ class Statements:
             if test is False:
                 self.block(node.orelse, frame)
             else:
-                self.uncertain([node.body, []], frame)
+                self.unknown_loop(node, frame)
         elif t in (ast.With, ast.AsyncWith):
-            for item in node.items:
-                self.expr(item.context_expr, frame)
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, UNKNOWN, frame)
-            self.block(node.body, frame)
+            entered = 0
+            try:
+                for item in node.items:
+                    value = self.expr(item.context_expr, frame)
+                    ctx = self.context_of(item.context_expr, value, frame)
+                    if ctx is not None:
+                        self.contexts.append(ctx)
+                        entered += 1
+                    if item.optional_vars is not None:
+                        self.assign(item.optional_vars, UNKNOWN, frame)
+                self.block(node.body, frame)
+            finally:
+                if entered:
+                    del self.contexts[-entered:]
         elif t is ast.Try or type(node).__name__ == "TryStar":
-            self.block(node.body, frame)
-            handlers = [h.body for h in node.handlers if not catches_import_error(h)]
-            for h in node.handlers:
-                if h.name:
-                    frame.vars[h.name] = UNKNOWN
-            if handlers:
-                self.uncertain([node.orelse] + handlers, frame)
-            else:
-                self.block(node.orelse, frame)
-            self.block(node.finalbody, frame)
+            try:
+                self.try_(node, frame)
+            finally:
+                # runs however the block is left (a return, a break, a raise): what it
+                # does is seen by the caller, and its own return/raise wins
+                self.block(node.finalbody, frame)
         elif t is ast.Return:
             value = self.expr(node.value, frame) if node.value is not None else None
             frame.returns.append(value)
@@ -89,6 +97,27 @@ class Statements:
             pass
         # pass, others: nothing to do
 
+    def context_of(self, node: ast.expr, value, frame: Frame):
+        """The PassContext a ``with`` item enters: a PassContextV, None when
+        it certainly enters none (a library's context manager other than
+        TVM's and TileLang's, a plain value), UNKNOWN when it may (a context
+        manager of the user's, anything unknown)."""
+        value = self.deref(value)
+        if isinstance(value, PassContextV):
+            return value
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name):
+                callee = self.deref(self.expr(node.func, frame))
+                if isinstance(callee, LibV) and not _may_enter_pass_context(callee.q):
+                    return None
+            return UNKNOWN
+        if isinstance(value, PLAIN) or isinstance(value, (LibV, DictV, tuple, list)):
+            return None
+        return UNKNOWN
+
     def branch(self, test, body, orelse, frame: Frame) -> None:
         value = truth(test)
         if value is True:
@@ -98,6 +127,25 @@ class Statements:
         else:
             self.uncertain([body, orelse], frame)
 
+    def try_(self, node, frame: Frame) -> None:
+        for h in node.handlers:
+            if h.name:
+                frame.vars[h.name] = UNKNOWN
+        try:
+            self.block(node.body, frame)
+        except Abrupt as e:
+            if e.kind != "raise" or not node.handlers:
+                raise
+            # raised for certain: a handler may catch it (which one is not
+            # told), or none does and it goes on
+            self.uncertain([h.body for h in node.handlers] + [[ast.Raise(exc=None, cause=None)]], frame)
+            return
+        handlers = [h.body for h in node.handlers if not catches_import_error(h)]
+        if handlers:
+            self.uncertain([node.orelse] + handlers, frame)
+        else:
+            self.block(node.orelse, frame)
+
     def uncertain(self, blocks, frame: Frame) -> None:
         """Run each block from the same state, in a branch of its own; join
         the states of the blocks that fall through."""
@@ -105,6 +153,8 @@ class Statements:
         saved = self.token
         ends = []
         returns_before = len(frame.returns)
+        loop = self.loops[-1] if self.loops else None
+        jumps: dict = {"break": [], "continue": []}
         for body in blocks:
             frame.vars = dict(start)
             self.token = self.fork_token()
@@ -113,18 +163,29 @@ class Statements:
                 ends.append(frame.vars)
             except Abrupt as e:
                 if e.kind in ("break", "continue"):
-                    ends.append(frame.vars)
+                    (jumps[e.kind] if loop is not None else ends).append(frame.vars)
             finally:
                 self.token = saved
         if not ends:
+            if jumps["continue"]:
+                # every way on leaves the iteration: a possible break is kept for the loop
+                loop["break"].extend(jumps["break"])  # type: ignore[index]
+                frame.vars = _join_all(jumps["continue"])
+                raise Abrupt("continue")
+            if jumps["break"]:
+                frame.vars = _join_all(jumps["break"])
+                raise Abrupt("break")
             frame.vars = start
             if len(frame.returns) > returns_before:
                 raise Abrupt("return")
             raise Abrupt("raise")
-        merged = ends[0]
-        for other in ends[1:]:
-            merged = join_vars(merged, other)
-        frame.vars = merged
+        frame.vars = _join_all(ends)
+        if jumps["break"] or jumps["continue"]:
+            # the rest of this iteration may not run: its mutations are not certain,
+            # and the loop joins the states the jumps left with
+            loop["break"].extend(jumps["break"])  # type: ignore[index]
+            loop["continue"].extend(jumps["continue"])  # type: ignore[index]
+            self.token = self.fork_token()
 
     def for_(self, node, frame: Frame) -> None:
         items = self.iterate(self.expr(node.iter, frame))
@@ -132,22 +193,75 @@ class Statements:
             items = None  # a numeric loop (test data, shapes): once, as if any iteration
         if items is None:
             self.assign(node.target, UNKNOWN, frame)
-            self.uncertain([node.body, []], frame)
+            self.unknown_loop(node, frame)
             return
-        for item in items:
-            self.assign(node.target, item, frame)
-            try:
-                self.block(node.body, frame)
-            except Abrupt as e:
-                if e.kind == "break":
-                    return
-                if e.kind != "continue":
-                    raise
-        self.block(node.orelse, frame)
+        loop: dict = {"break": [], "continue": []}
+        self.loops.append(loop)
+        saved = self.token
+        broke: list = []  # states left by a break that may have happened
+        try:
+            for item in items:
+                self.assign(node.target, item, frame)
+                try:
+                    self.block(node.body, frame)
+                except Abrupt as e:
+                    if e.kind == "break":
+                        if not broke:
+                            return  # certain: nothing after it runs, no else
+                        broke.append(frame.vars)
+                        frame.vars = _join_all(broke)
+                        return
+                    if e.kind != "continue":
+                        raise
+                if loop["continue"]:
+                    frame.vars = _join_all([frame.vars] + loop["continue"])
+                    loop["continue"].clear()
+                self.token = saved if not broke else self.token
+                if loop["break"]:
+                    # the iterations after a possible break may not run
+                    broke.extend(loop["break"])
+                    loop["break"].clear()
+                    self.token = self.fork_token()
+            self.block(node.orelse, frame)  # under the fork token when a break may have happened
+            if broke:
+                frame.vars = _join_all([frame.vars] + broke)
+        finally:
+            self.loops.pop()
+            self.token = saved
+
+    def unknown_loop(self, node, frame: Frame) -> None:
+        """A loop whose iterations cannot be told (how many, over what): the
+        names it assigns and the containers it mutates by name are unknown
+        from the start, then its body runs in a branch of its own, twice (a
+        value one iteration leaves for the next is seen), and its ``else``
+        may run."""
+        for name in _assigned_names(node.body):
+            self.assign_name(name, UNKNOWN, frame)
+        for name in _mutated_names(node.body):
+            havoc(self.deref(self.lookup(name, frame)))
+        loop: dict = {"break": [], "continue": []}
+        self.loops.append(loop)
+        try:
+            for _ in range(2):
+                try:
+                    self.uncertain([node.body, []], frame)
+                except Abrupt as e:
+                    if e.kind not in ("break", "continue"):
+                        raise
+                frame.vars = _join_all([frame.vars] + loop["break"] + loop["continue"])
+                loop["break"].clear()
+                loop["continue"].clear()
+        finally:
+            self.loops.pop()
+        self.uncertain([node.orelse, []], frame)
 
     def iterate(self, value) -> Optional[list]:
         value = self.deref(value)
-        if isinstance(value, (tuple, list, str)):
+        if isinstance(value, (tuple, list)) and not seq_known(value):
+            return None
+        if isinstance(value, ClassV) and value.kind == "enum" and not value.opaque:
+            seq = list(value.members.values())
+        elif isinstance(value, (tuple, list, str)):
             seq = list(value)
         elif isinstance(value, DictV) and value.complete:
             seq = list(value.entries)
@@ -223,12 +337,64 @@ class Statements:
 
     def classdef(self, node: ast.ClassDef, frame: Frame) -> None:
         scope = self.classes_by_node.get(id(node))
+        bases: list = []
+        kind, opaque = "", False
+        for b in node.bases:
+            base = self.deref(self.expr(b, frame))
+            if isinstance(base, ClassV):
+                bases.append(base)
+                if base.kind == "enum":
+                    kind = "enum"
+                opaque = opaque or base.opaque or base.kind == "namedtuple"
+            elif isinstance(base, LibV) and base.q == "object":
+                continue
+            elif isinstance(base, LibV) and base.q in NAMEDTUPLE_BASES:
+                kind = "namedtuple"
+            elif isinstance(base, LibV) and base.q in ENUM_BASES:
+                kind = "enum"
+                opaque = opaque or base.q not in ("enum.Enum", "enum.IntEnum")
+            else:
+                opaque = True  # a base the evaluator does not model
+        if node.keywords:
+            opaque = True  # a metaclass, __init_subclass__ arguments
         cls_frame = Frame("class", frame, frame.module, scope)
         try:
             self.block(node.body, cls_frame)
         except Abrupt:
-            pass
-        self.assign_name(node.name, ClassV(scope, cls_frame.vars), frame)
+            opaque = True
+        fields = _annotated_fields(node)
+        value: object = None
+        decorators = [self.deref(self.expr(dec, frame)) for dec in node.decorator_list]
+        for dec_node, deco in zip(reversed(node.decorator_list), reversed(decorators)):
+            q = deco.q if isinstance(deco, LibV) else None
+            if isinstance(dec_node, ast.Call):
+                callee = self.deref(self.expr(dec_node.func, frame))
+                q = callee.q if isinstance(callee, LibV) else None
+                if q in DATACLASS_DECORATORS and any(kw.arg == "init" or kw.arg is None for kw in dec_node.keywords):
+                    q = None  # init=False, **options: a constructor not told
+            if q in DATACLASS_DECORATORS and kind in ("", "dataclass"):
+                kind = "dataclass"
+            elif q in TRANSPARENT_CLASS_DECORATORS:
+                pass
+            else:
+                value = UNKNOWN  # a decorator that may return anything
+        if kind == "dataclass" and fields is not None:
+            inherited: tuple = ()
+            for base in bases:
+                if base.kind != "dataclass":
+                    opaque = True
+                inherited += base.fields
+            fields = tuple(dict.fromkeys(inherited + fields))
+        elif kind in ("dataclass", "namedtuple") and fields is None:
+            opaque = True  # fields the constructor cannot be matched with
+        if kind not in ("dataclass", "namedtuple"):
+            fields = ()
+        cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, fields or (), opaque)
+        if kind == "enum":
+            for name, member in list(cls_frame.vars.items()):
+                if not name.startswith("_") and not isinstance(member, (FuncV, ClassV)):
+                    cls.members[name] = EnumMemberV(cls, name, member)
+        self.assign_name(node.name, cls if value is None else value, frame)
 
     def import_(self, node, frame: Frame) -> None:
         if isinstance(node, ast.Import):
@@ -258,7 +424,7 @@ class Statements:
             self.assign_name(target.id, value, frame)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
-            if isinstance(value, (tuple, list)) and len(value) == len(elts) and \
+            if seq_known(value) and len(value) == len(elts) and \
                     not any(isinstance(e, ast.Starred) for e in elts):
                 nodes = value_node.elts if isinstance(value_node, (ast.Tuple, ast.List)) and \
                     len(value_node.elts) == len(elts) else [None] * len(elts)
@@ -370,3 +536,98 @@ def catches_import_error(handler: ast.ExceptHandler) -> bool:
     names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
     return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError") for n in names)
 
+
+
+def _may_enter_pass_context(q: str) -> bool:
+    """A library callable whose result, used in ``with``, may enter a
+    PassContext: TVM's and TileLang's, except the kernel language."""
+    root = q.split(".")[0]
+    return root in ("tilelang", "tvm") and not q.startswith(("tilelang.language", "tvm.target", "tilelang.tvm.target"))
+
+
+def _join_all(states: list) -> dict:
+    merged = states[0]
+    for other in states[1:]:
+        merged = join_vars(merged, other)
+    return merged
+
+
+_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
+                       "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"})
+
+
+def _assigned_names(stmts) -> set:
+    """Names a block binds (its nested functions and classes excluded)."""
+    out: set = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _mutated_names(stmts) -> set:
+    """Names of containers a block may mutate in place: subscript and
+    attribute targets, receivers of mutating methods, arguments of calls."""
+    out: set = set()
+    for node in (n for s in stmts for n in ast.walk(s)):
+        target = None
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node.value
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+                target = node.func.value
+            for arg in list(node.args) + [kw.value for kw in node.keywords]:
+                if isinstance(arg, ast.Starred):
+                    arg = arg.value
+                if isinstance(arg, ast.Name):
+                    out.add(arg.id)
+        while isinstance(target, (ast.Subscript, ast.Attribute)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out
+
+
+NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+DATACLASS_DECORATORS = frozenset({
+    "dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable",
+    "attrs.define", "attrs.frozen", "attrs.mutable",
+})
+TRANSPARENT_CLASS_DECORATORS = frozenset({
+    "typing.final", "typing_extensions.final", "enum.unique", "functools.total_ordering",
+})
+
+
+def _annotated_fields(node: ast.ClassDef):
+    """The names a dataclass / NamedTuple body declares as fields, in order;
+    None when one of them cannot be matched with a constructor argument
+    (``ClassVar``/``InitVar``/``KW_ONLY``, ``field(...)``, attrs' ``attr.ib()``)."""
+    out: list = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            text = ast.dump(stmt.annotation)
+            if "ClassVar" in text:
+                continue
+            if "InitVar" in text or "KW_ONLY" in text or isinstance(stmt.value, ast.Call):
+                return None
+            out.append(stmt.target.id)
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            if isinstance(func, ast.Attribute) and func.attr in ("ib", "attrib", "field"):
+                return None
+    return tuple(out)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 UNKNOWN = object()
 PENDING = object()
+MISSING = object()  # an attribute a class certainly does not have
 
 
 class BadKey:
@@ -86,20 +87,60 @@ class PartialV:
 
 
 class ClassV:
-    __slots__ = ("scope", "attrs")
+    """A class of the user's. ``kind``: "" (a plain class), "dataclass"
+    (dataclasses, attrs: a constructor made from ``fields``), "namedtuple",
+    "enum" (``members``). ``opaque``: a base or decorator the evaluator does
+    not model, so what is not in ``attrs`` is unknown and instances are too."""
 
-    def __init__(self, scope: Optional[Scope], attrs: Dict[str, object]):
+    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members")
+
+    def __init__(self, scope: Optional[Scope], attrs: Dict[str, object], bases: tuple = (), kind: str = "",
+                 fields: tuple = (), opaque: bool = False):
         self.scope = scope
         self.attrs = attrs
+        self.bases = bases  # ClassV of the user's, in order
+        self.kind = kind
+        self.fields = fields  # dataclass / NamedTuple fields, in constructor order
+        self.opaque = opaque
+        self.members: Dict[str, "EnumMemberV"] = {}
+
+    def lookup(self, attr: str):
+        """``attr`` through the class and its bases (single inheritance; with
+        several bases only the class's own attributes are known)."""
+        cls: Optional[ClassV] = self
+        while cls is not None:
+            if attr in cls.members:
+                return cls.members[attr]
+            if attr in cls.attrs:
+                return cls.attrs[attr]
+            if cls.opaque or len(cls.bases) > 1:
+                return UNKNOWN
+            cls = cls.bases[0] if cls.bases else None
+        return MISSING
+
+
+class EnumMemberV:
+    """A member of an ``Enum`` class of the user's."""
+
+    __slots__ = ("cls", "name", "value")
+
+    def __init__(self, cls: ClassV, name: str, value):
+        self.cls = cls
+        self.name = name
+        self.value = value
 
 
 class InstanceV:
-    __slots__ = ("cls", "attrs", "token")
+    """An instance; ``opaque`` when what its constructor did is not known
+    (only its class's methods are)."""
+
+    __slots__ = ("cls", "attrs", "token", "opaque")
 
     def __init__(self, cls: ClassV, token: int):
         self.cls = cls
         self.attrs: Dict[str, object] = {}
         self.token = token
+        self.opaque = cls.opaque
 
 
 class LibV:
@@ -177,6 +218,19 @@ class KernelV:
         self.closure = closure
 
 
+class PassContextV:
+    """``tvm.transform.PassContext(config=...)``: its config is read when it is
+    made (a ``PassConfig``, or ``UNKNOWN``); ``origin`` is the config's
+    expression (or the call when it has none)."""
+
+    __slots__ = ("config", "origin", "node")
+
+    def __init__(self, config, origin: ast.AST, node: ast.AST):
+        self.config = config
+        self.origin = origin
+        self.node = node
+
+
 class KernelsV:
     """One of several prim_funcs (a join)."""
 
@@ -210,7 +264,7 @@ def plain(value) -> bool:
     if isinstance(value, PLAIN):
         return True
     if isinstance(value, (tuple, list)):
-        return all(plain(v) for v in value)
+        return seq_known(value) and all(plain(v) for v in value)
     return False
 
 
@@ -223,7 +277,7 @@ def truth(value):
     if isinstance(value, PLAIN):
         return bool(value)
     if isinstance(value, (tuple, list)):
-        return bool(value)
+        return bool(value) if seq_known(value) else UNKNOWN
     if isinstance(value, DictV):
         if value.entries:
             return True
@@ -253,7 +307,7 @@ def join(a, b):
                     and type(present[0]) in (bool, int) else UNKNOWN
             entries[key] = (value,) + tuple(src[1:])
         return DictV(min(a.token, b.token), entries, a.complete and b.complete)
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
+    if seq_known(a) and seq_known(b) and type(a) is type(b) and len(a) == len(b):
         items = [join(x, y) for x, y in zip(a, b)]
         return tuple(items) if isinstance(a, tuple) else mklist(items, min(a.token, b.token))
     ka, kb = kernels_of(a), kernels_of(b)
@@ -281,11 +335,32 @@ def mklist(items, token):
 
 
 class ListV(list):
-    __slots__ = ("token",)
+    """A list; ``spoiled`` once something unknown may have changed it (its
+    items and length are then unknown)."""
+
+    __slots__ = ("token", "spoiled")
 
     def __init__(self, items=(), token: int = 0):
         super().__init__(items)
         self.token = token
+        self.spoiled = False
+
+
+def seq_known(value) -> bool:
+    """A tuple or list whose items are known (not a spoiled list)."""
+    return isinstance(value, (tuple, list)) and not getattr(value, "spoiled", False)
+
+
+def havoc(value) -> None:
+    """Something unknown may have changed ``value`` in place."""
+    if isinstance(value, DictV):
+        spoil(value)
+    elif isinstance(value, ListV):
+        value.spoiled = True
+    elif isinstance(value, InstanceV):
+        for name in list(value.attrs):
+            value.attrs[name] = UNKNOWN
+        value.opaque = True
 
 
 def spoil(d: DictV) -> None:
@@ -303,7 +378,7 @@ def hashable(value) -> bool:
 
 
 def comparable_ref(value) -> bool:
-    return isinstance(value, (BadKey, LibV))
+    return isinstance(value, (BadKey, LibV, EnumMemberV))
 
 
 def raw_of(value):
