@@ -116,6 +116,15 @@ class Loader:
             path = self._find(dirs, tuple(parts[:i]))
             if path is not None:
                 return path, parts[i:]
+        if not level and len(parts) >= 2:
+            # a first-party package below the root (engine/compiler for `compiler.x`): the
+            # only package of that name in the project (a bare module name is not enough)
+            parent = unique_package_parent(self.root, parts[0])
+            if parent is not None and parent not in dirs:
+                for i in range(len(parts), 0, -1):
+                    path = self._find((parent,), tuple(parts[:i]))
+                    if path is not None:
+                        return path, parts[i:]
         return None
 
     def _find(self, dirs: Tuple[str, ...], modpath: Tuple[str, ...]) -> Optional[str]:
@@ -278,3 +287,54 @@ def _parse(path: str, provider: Optional[SourceProvider] = None):
         _PARSE_CACHE.clear()
     _PARSE_CACHE[(path, real)] = (st.st_mtime_ns, st.st_size, builder)
     return builder
+
+
+# Folders never searched for first-party packages.
+_SKIP_DIRS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__", "venv", "env",
+                        "build", "dist"})
+_INDEX_MAX_DIRS = 5000
+_INDEX_SECONDS = 5.0
+# root -> (time built, {name: [folders holding a package or module of that name]})
+_PACKAGE_INDEX: Dict[str, Tuple[float, Dict[str, List[str]]]] = {}
+
+
+def unique_package_parent(root: str, name: str) -> Optional[str]:
+    """The folder below ``root`` that holds the only package ``name/`` (with
+    an ``__init__.py``) of the project, or None when
+    there is none or several (Ruff's ``src``, told by the tree itself). The
+    index is bounded (folders walked, depth) and rebuilt after a few seconds."""
+    now = time.time()
+    cached = _PACKAGE_INDEX.get(root)
+    if cached is None or now - cached[0] > _INDEX_SECONDS:
+        cached = (now, _index_packages(root))
+        if len(_PACKAGE_INDEX) > 64:
+            _PACKAGE_INDEX.clear()
+        _PACKAGE_INDEX[root] = cached
+    found = cached[1].get(name, [])
+    return found[0] if len(found) == 1 else None
+
+
+def _index_packages(root: str) -> Dict[str, List[str]]:
+    index: Dict[str, List[str]] = {}
+    stack = [(root, 0)]
+    seen = 0
+    while stack and seen < _INDEX_MAX_DIRS:
+        folder, depth = stack.pop()
+        seen += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in _SKIP_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if os.path.isfile(os.path.join(entry.path, "__init__.py")) and folder != root:
+                        index.setdefault(name, []).append(folder)
+                    if depth < 8:
+                        stack.append((entry.path, depth + 1))
+            except OSError:
+                continue
+    return index

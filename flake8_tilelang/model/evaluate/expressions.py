@@ -53,6 +53,8 @@ class Expressions:
                 return f.vars[name]
             if f.locals is not None and name in f.locals:
                 return UNKNOWN  # local, not (certainly) bound yet
+            if f.star_unknown:
+                return UNKNOWN  # maybe bound by a star import that could not be read
             f = f.parent
         if name in BUILTINS:
             if name in ("True", "False", "None"):

@@ -13,7 +13,7 @@ class Abrupt(Exception):
 
 
 class Frame:
-    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns")
+    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "star_unknown")
 
     def __init__(self, kind: str, parent: Optional["Frame"], module: Optional["Frame"],
                  fn: Optional[Scope] = None, local_names=None):
@@ -25,4 +25,6 @@ class Frame:
         self.locals = local_names  # names local to a function (unbound reads are unknown)
         self.globals: set = set()
         self.returns: List[object] = []
+        # a star import of a module that could not be read: any name may be bound
+        self.star_unknown = False
 

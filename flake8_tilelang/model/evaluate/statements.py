@@ -8,8 +8,8 @@ from .budget import MAX_UNROLL
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
 from .values import (
-    PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, JitV, LibV, PassContextV, hashable, havoc,
-    join, join_vars, seq_known, truth,
+    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, JitV, LibV, Module, PassContextV,
+    hashable, havoc, join, join_vars, seq_known, truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -408,9 +408,35 @@ class Statements:
         module = "." * (node.level or 0) + (node.module or "")
         for alias in node.names:
             if alias.name == "*":
+                self.star_import(module, frame)
                 continue
             sep = "" if module.endswith(".") else "."
             frame.vars[alias.asname or alias.name] = self.import_value(module + sep + alias.name)
+
+    def star_import(self, module: str, frame: Frame) -> None:
+        """``from .cfg import *``: the names a module of the user's exports
+        (its ``__all__``, else its names without a leading underscore), as
+        that module leaves them. From a module that cannot be read, any name
+        bound so far may be replaced: all of them become unknown. A library's
+        names are the library's (TileLang's, never a config of the user's)."""
+        if not module.startswith(".") and (module.split(".")[0] in LIBRARY_ROOTS or module.split(".")[0] in DENY):
+            return
+        value = self.deref(self.resolve_import(module))
+        names = None
+        if isinstance(value, Module) and value.ev.module_frame is not None:
+            exported = value.ev.module_frame.vars
+            listed = self.deref(exported.get("__all__", MISSING))
+            if listed is MISSING:
+                names = [n for n in exported if not n.startswith("_")]
+            elif seq_known(listed) and all(isinstance(n, str) for n in listed):
+                names = list(listed)
+        if names is None:
+            for name in list(frame.vars):
+                frame.vars[name] = UNKNOWN
+            frame.star_unknown = True
+            return
+        for name in names:
+            frame.vars[name] = value.get(name)  # type: ignore[union-attr]
 
     def import_value(self, q: str):
         if not q.startswith(".") and (q.split(".")[0] in LIBRARY_ROOTS or q.split(".")[0] in DENY):
