@@ -9,7 +9,7 @@ rules stay silent on unknowns.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .. import constants as C
 from .build import Builder, qualname
@@ -33,6 +33,8 @@ class Resolver:
         self.filename = builder.filename
         self._loader = loader  # crossmod.Loader, created on first cross-module name
         self.module_evaluator = None
+        # (id(expr), id(scope), id(frame)) -> (expr, value): values are fixed once the module ran
+        self.values: Dict[Tuple[int, int, int], Tuple[ast.expr, object]] = {}
 
     # -- evaluation --------------------------------------------------------
     def evaluator(self):
@@ -51,6 +53,15 @@ class Resolver:
         value in every frame the kernel was made in, when they agree."""
         if expr is None:
             return UNKNOWN
+        key = (id(expr), id(scope), id(closure))
+        memo = self.values.get(key)
+        if memo is not None and memo[0] is expr:
+            return memo[1]
+        value = self._value(expr, scope, closure)
+        self.values[key] = (expr, value)
+        return value
+
+    def _value(self, expr: ast.expr, scope: Scope, closure):
         ev = self.evaluator()
         if ev is None:
             return UNKNOWN

@@ -50,7 +50,8 @@ class Evaluator(Statements, Expressions, Calls, Library):
         self.phase = "module"
         self.local_names: Dict[int, set] = {}
         self.loops: list = []  # innermost last: {"break": [states], "continue": [states]}
-        self.sizes: dict = {}  # id(tuple) -> (tuple, its size): see budget.size_of
+        self.sizes: dict = {}
+        self.loop_names: dict = {}  # id(loop) -> (names it assigns, names it mutates)  # id(tuple) -> (tuple, its size): see budget.size_of
         # PassContexts entered around the code running now, innermost last:
         # a PassContextV, or UNKNOWN for a context manager that may enter one
         self.contexts: list = []

@@ -235,9 +235,12 @@ class Statements:
         from the start, then its body runs in a branch of its own, twice (a
         value one iteration leaves for the next is seen), and its ``else``
         may run."""
-        for name in _assigned_names(node.body):
+        names = self.loop_names.get(id(node))
+        if names is None:
+            names = self.loop_names[id(node)] = (_assigned_names(node.body), _mutated_names(node.body))
+        for name in names[0]:
             self.assign_name(name, UNKNOWN, frame)
-        for name in _mutated_names(node.body):
+        for name in names[1]:
             havoc(self.deref(self.lookup(name, frame)))
         loop: dict = {"break": [], "continue": []}
         self.loops.append(loop)
