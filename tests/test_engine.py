@@ -315,3 +315,25 @@ def test_kernel_constants_agree_over_every_frame_or_are_unknown():
     """)
     (kernel,) = [k for k in model.kernels if k.func.parent.name == "vec"]
     assert kernel.launches[0].threads is UNKNOWN
+
+
+def test_a_certain_key_error_stops_the_code_after_it():
+    body = """
+        CFG = {AUTO: False}
+
+        def enable(cfg):
+            cfg["missing"]          # KeyError: nothing after it runs
+            cfg[AUTO] = True
+
+        try:
+            enable(CFG)
+            CFG["after"] = 1        # not reached either
+        except KeyError:
+            pass
+        X = CFG[AUTO]
+        Y = CFG.get("after")
+        Z = CFG.pop("nothing", 5)
+    """
+    assert final(body, "X") is False
+    assert final(body, "Y") is None
+    assert final(body, "Z") == 5

@@ -149,15 +149,18 @@ class Calls:
         self.bind_params(fn, frame, func.defaults, args, kwargs, unknown_args)
         self.depth += 1
         loops, self.loops = self.loops, []  # a break in the callee is not the caller's
+        raised = False
         try:
             self.block(fn.node.body, frame)
             frame.returns.append(None)
-        except Abrupt:
-            pass
+        except Abrupt as e:
+            raised = e.kind == "raise"
         finally:
             self.depth -= 1
             self.loops = loops
         if not frame.returns:
+            if raised and not unknown_args:
+                raise Abrupt("raise")  # the call raises for certain: the caller stops here
             return UNKNOWN
         result = frame.returns[0]
         for r in frame.returns[1:]:
@@ -268,6 +271,10 @@ class Calls:
                 return default
             if name == "pop" and args:
                 key = args[0]
+                if hashable(key) and key is not UNKNOWN and key not in obj.entries and obj.complete:
+                    if len(args) > 1:
+                        return args[1]
+                    raise Abrupt("raise")  # KeyError
                 value = obj.entries[key][0] if hashable(key) and key in obj.entries else UNKNOWN
                 self.del_item(obj, key)
                 return value

@@ -8,7 +8,7 @@ from typing import Optional
 
 from ... import constants as C
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits, size_of
-from .frames import Frame
+from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     LibV, Module, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
@@ -245,6 +245,8 @@ class Expressions:
             if not hashable(key) or key is UNKNOWN:
                 return UNKNOWN
             entry = obj.entries.get(key)
+            if entry is None and obj.complete:
+                raise Abrupt("raise")  # KeyError
             return entry[0] if entry is not None else UNKNOWN
         if isinstance(obj, ClassV) and obj.kind == "enum" and not obj.opaque and isinstance(key, str):
             return obj.members.get(key, UNKNOWN)  # Mode["EXPERT"]
@@ -253,7 +255,7 @@ class Expressions:
                 try:
                     return obj[key]
                 except IndexError:
-                    return UNKNOWN
+                    raise Abrupt("raise") from None
             if isinstance(key, slice):
                 return UNKNOWN
         return UNKNOWN

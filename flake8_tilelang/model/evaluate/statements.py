@@ -524,6 +524,8 @@ class Statements:
                 del obj.entries[key]
             else:
                 obj.entries[key] = (UNKNOWN,) + tuple(obj.entries[key][1:])
+        elif obj.complete:
+            raise Abrupt("raise")  # KeyError
 
     def augassign(self, node: ast.AugAssign, frame: Frame) -> None:
         value = self.expr(node.value, frame)
