@@ -441,6 +441,10 @@ class Builder:
                         if isinstance(first, ast.Expr) and isinstance(first.value, ast.Call):
                             use.first_call = first.value
                         inner = inner.but(tscope=kind)
+                    elif _may_open_scope(expr, ctx.scope):
+                        # `with getattr(T, "Scope")("V")`, `with VectorScope()` (a partial),
+                        # another module's helper: a scope may open here, which one is unknown
+                        inner = inner.but(tscope="?")
             elif isinstance(expr, ast.Name):
                 # ctx = PassContext(config=...); with ctx: ...
                 binds = ctx.scope.assigns.get(expr.id, [])
@@ -629,3 +633,18 @@ def _names_config_key(node: ast.expr, scope: Scope) -> bool:
             return True
         node = node.value
     return False
+
+
+def _may_open_scope(call: ast.Call, scope: Scope) -> bool:
+    """A ``with`` call in a kernel that is no TileLang primitive the builder
+    reads: anything but a library callable of another package may enter a
+    ``T.Scope``."""
+    q = qualname(call.func, scope)
+    if q is None:
+        return True
+    root = q.lstrip(".").split(".")[0]
+    if q.startswith(C.LANGUAGE + "."):
+        return canonical_prim(q) == "Scope"  # another primitive (T.block, T.If...) opens none
+    if q.startswith(".") or root in ("tilelang", "tvm"):
+        return True
+    return root not in C.THIRD_PARTY_ROOTS and root not in C.STDLIB_ROOTS
