@@ -275,7 +275,44 @@ def test_jit_factory_called_at_module_level_sees_the_dict_at_the_call():
         CFG[AUTO] = False
     """)
     states = sorted(str(s.config.state(C.AUTO_SYNC)) for s in model.sites)
-    assert states == ["False", "True"]  # the call (on), and later calls (off)
+    assert states == ["True"]  # compiled at the call, before the store; the module calls it for certain
+
+
+def test_jit_factory_called_only_maybe_keeps_the_final_state_too():
+    model = model_of("""
+        CFG = {AUTO: True}
+
+        @tilelang.jit(pass_configs=CFG)
+        def factory(M):
+            @T.prim_func
+            def k(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.barrier_all()
+            return k
+
+        if __name__ == "__main__":
+            NOW = factory(1024)
+        CFG[AUTO] = False
+    """)
+    states = sorted(str(s.config.state(C.AUTO_SYNC)) for s in model.sites)
+    assert states == ["False", "True"]  # the maybe-call (on), and an importer's later call (off)
+
+
+def test_stores_into_another_objects_state():
+    body = """
+        class Holder:
+            sync = False
+
+        h = Holder()
+        setattr(h, "sync", True)
+        setattr(Holder, "other", 3)
+        A = h.sync
+        B = Holder.other
+        K = tilelang.PassConfigKey("tl.ascend_auto_sync")
+    """
+    assert final(body, "A") is True
+    assert final(body, "B") == 3
+    assert final(body, "K") == C.AUTO_SYNC
 
 
 def test_star_import_of_an_unreadable_module_may_rebind_anything(tmp_path):

@@ -86,6 +86,7 @@ class Evaluator(Statements, Expressions, Calls, Library):
             self.exhausted = True
         self.running = False
         self.done = True
+        self.events = [e for e in self.events if not e.superseded]
         for event in self.events:
             if isinstance(event.config, DictV):
                 event.config = self.to_config(event.config)

@@ -14,7 +14,7 @@ from .budget import MAX_LEN, MAX_UNROLL
 from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
-    EnumMemberV, InstanceV, LibV, PartialV, PassContextV, PassDecoV, as_bool, hashable, kernels_of, mklist, plain, raw_of, seq_known, spoil,
+    EnumMemberV, InstanceV, LibV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, kernels_of, mklist, plain, raw_of, seq_known, spoil,
 )
 
 # names whose values are never looked up in the user's project
@@ -29,7 +29,7 @@ class Event:
     """A compile site reached during evaluation."""
 
     __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin", "called", "desc",
-                 "outside_pass_context")
+                 "outside_pass_context", "superseded")
 
     def __init__(self, kind: str, node: ast.AST, config, kernels, function, label: str, origin):
         self.kind = kind  # "jit", "jit-call", "compile"
@@ -44,6 +44,9 @@ class Event:
         self.desc = ""  # how the config's origin is named, when not "pass_configs of the <label>"
         # a lower() reached with no PassContext entered: every switch off
         self.outside_pass_context = False
+        # a jit decorator's own site once the module has certainly called the factory:
+        # the compiles are those calls
+        self.superseded = False
 
 
 
@@ -99,6 +102,15 @@ class Library:
                 else:
                     result.entries[k] = (v, vnode, vnode, self.filename)
             return result
+        if q in ("setattr", "delattr") and len(args) == (3 if q == "setattr" else 2) and not kwargs:
+            if isinstance(args[1], str):
+                self.set_attr(args[0], args[1], args[2] if q == "setattr" else UNKNOWN)
+            else:
+                havoc(self.deref(args[0]))
+            return None
+        if q in C.PASS_CONFIG_KEY_CLASSES and len(args) == 1 and not kwargs:
+            # PassConfigKey("tl.ascend_auto_sync"): the member with that value (a str enum)
+            return args[0] if isinstance(args[0], str) and args[0] in C.KNOWN_KEYS else UNKNOWN
         if q == "getattr" and len(args) >= 2 and isinstance(args[1], str):
             value = self.getattr_(args[0], args[1])
             if isinstance(value, BadKey) and len(args) > 2:
@@ -257,6 +269,8 @@ class Library:
         has now: a compile of its own (the decorator's own site keeps the
         dict's final state, for calls made later)."""
         assert isinstance(event.config, DictV)
+        if self.token == 0:
+            event.superseded = True
         config = self.to_config(event.config)
         for other in self.events:
             if other.node is event.node and other is not event and isinstance(other.config, PassConfig) \

@@ -55,6 +55,7 @@ class Statements:
                 self.unknown_loop(node, frame)
         elif t in (ast.With, ast.AsyncWith):
             entered = 0
+            suppress = False
             try:
                 for item in node.items:
                     value = self.expr(item.context_expr, frame)
@@ -62,9 +63,15 @@ class Statements:
                     if ctx is not None:
                         self.contexts.append(ctx)
                         entered += 1
+                    suppress = suppress or self.may_suppress(item.context_expr, value, frame)
                     if item.optional_vars is not None:
                         self.assign(item.optional_vars, UNKNOWN, frame)
                 self.block(node.body, frame)
+            except Abrupt as e:
+                # `contextlib.suppress(...)`, a context manager of the user's: the
+                # exception may end here, and the code after the block runs
+                if e.kind != "raise" or not suppress:
+                    raise
             finally:
                 if entered:
                     del self.contexts[-entered:]
@@ -117,6 +124,19 @@ class Statements:
         if isinstance(value, PLAIN) or isinstance(value, (LibV, DictV, tuple, list)):
             return None
         return UNKNOWN
+
+    def may_suppress(self, node: ast.expr, value, frame: Frame) -> bool:
+        """Whether a ``with`` item's ``__exit__`` may swallow an exception:
+        ``contextlib.suppress``, or a context manager that is not a library's."""
+        if isinstance(self.deref(value), PassContextV):
+            return False
+        if isinstance(node, ast.Call):
+            callee = self.deref(self.expr(node.func, frame)) if isinstance(node.func, (ast.Name, ast.Attribute)) \
+                else UNKNOWN
+            if isinstance(callee, LibV):
+                return callee.q in ("contextlib.suppress",)
+        value = self.deref(value)
+        return not (isinstance(value, PLAIN) or isinstance(value, (LibV, DictV, tuple, list)))
 
     def branch(self, test, body, orelse, frame: Frame) -> None:
         value = truth(test)
@@ -469,14 +489,23 @@ class Statements:
             key = self.expr(target.slice, frame)
             self.set_item(obj, key, value, target.slice, value_node)
         elif t is ast.Attribute:
-            obj = self.expr(target.value, frame)
-            if isinstance(obj, InstanceV):
-                if self.precise(obj):
-                    obj.attrs[target.attr] = value
-                else:
-                    obj.attrs[target.attr] = join(obj.attrs.get(target.attr, UNKNOWN), value)
-            elif isinstance(obj, ClassV):
-                obj.attrs[target.attr] = value if self.token == 0 else UNKNOWN
+            self.set_attr(self.expr(target.value, frame), target.attr, value)
+
+    def set_attr(self, obj, name: str, value) -> None:
+        """``obj.name = value`` (also ``setattr``): on an instance, a class, or
+        a module of the user's (its global)."""
+        obj = self.deref(obj)
+        if isinstance(obj, InstanceV):
+            if self.precise(obj):
+                obj.attrs[name] = value
+            else:
+                obj.attrs[name] = join(obj.attrs.get(name, UNKNOWN), value)
+        elif isinstance(obj, ClassV):
+            obj.attrs[name] = value if self.token == 0 else UNKNOWN
+            obj.members.pop(name, None)
+        elif isinstance(obj, Module) and obj.ev.module_frame is not None:
+            module_vars = obj.ev.module_frame.vars
+            module_vars[name] = value if self.token == 0 else join(module_vars.get(name, UNKNOWN), value)
 
     def assign_name(self, name: str, value, frame: Frame) -> None:
         if name in frame.globals:
@@ -489,6 +518,7 @@ class Statements:
         frame.vars[name] = value
 
     def set_item(self, obj, key, value, key_node, value_node) -> None:
+        obj = self.deref(obj)
         if isinstance(obj, DictV):
             if key is UNKNOWN or not hashable(key):
                 obj.complete = False
@@ -512,6 +542,7 @@ class Statements:
             frame.vars[target.id] = UNKNOWN
 
     def del_item(self, obj, key) -> None:
+        obj = self.deref(obj)
         if not isinstance(obj, DictV):
             return
         if key is UNKNOWN or not hashable(key):
