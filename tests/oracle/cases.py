@@ -1,0 +1,144 @@
+"""Regression cases of the differential oracle: disagreements the generator
+found, shrunk by hand to the construct at fault. `reason` set = the current
+engine gets it wrong (the test is xfail(strict=True)); a fix makes it pass,
+and then the reason (and the form's KNOWN_BROKEN entry in test_oracle.py)
+goes. tests/oracle/README.md lists them."""
+from typing import Dict, NamedTuple, Optional
+
+HEAD = '''import dataclasses
+import tilelang
+import tilelang.language as T
+from tilelang import PassConfigKey
+
+
+def build(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+    return main
+
+'''
+
+
+class Case(NamedTuple):
+    name: str
+    body: str
+    reason: Optional[str]  # what the engine gets wrong; None once it agrees
+    siblings: Dict[str, str] = {}
+
+    @property
+    def source(self):
+        return HEAD + self.body
+
+
+CASES = [
+    Case("jit_factory_called_before_mutation", '''
+CFG = {}
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=CFG)
+def make(M):
+    return build(M)
+
+
+kernel = make(64)
+CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+''', "a jit factory called at module level is reported with the dict's final state "
+     "(CV_COMBINE on); CPython compiled it before the store (off)"),
+
+    Case("finally_after_return_mutates_returned_dict", '''
+def make_cfg():
+    cfg = {}
+    try:
+        return cfg
+    finally:
+        cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+
+
+kernel = tilelang.compile(build(1), pass_configs=make_cfg())
+''', "the finally block runs after `return cfg` and stores into the returned dict: "
+     "AUTO_SYNC is on, the engine says off"),
+
+    Case("try_raise_runs_the_handler", '''
+CFG = {}
+make = tilelang.jit(pass_configs=CFG)(build)
+try:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+    raise ValueError("no device")
+except ValueError:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+''', "a `raise` in the try body runs the matching handler (AUTO_SYNC off); the engine "
+     "keeps the try body's store (on) for the jit factory's config"),
+
+    Case("while_continue_skips_first_store", '''
+CFG = {}
+n = 0
+while n < 2:
+    n += 1
+    if n == 1:
+        continue
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', "the second iteration of the while loop stores AUTO_SYNC on after the first "
+     "`continue`; the engine says off"),
+
+    Case("dataclass_positional_constructor_arg", '''
+@dataclasses.dataclass
+class Knobs:
+    sync: bool = True
+
+    def to_configs(self):
+        return {PassConfigKey.TL_ASCEND_AUTO_SYNC: self.sync}
+
+
+kernel = tilelang.compile(build(1), pass_configs=Knobs(False).to_configs())
+''', "the dataclass constructor argument (False) is ignored and the field default "
+     "(True) used: the engine says AUTO_SYNC on"),
+
+    Case("dataclass_keyword_constructor_arg", '''
+@dataclasses.dataclass
+class Knobs:
+    sync: bool = True
+
+    def to_configs(self):
+        return {PassConfigKey.TL_ASCEND_AUTO_SYNC: self.sync}
+
+
+kernel = tilelang.compile(build(1), pass_configs=Knobs(sync=False).to_configs())
+''', "the keyword constructor argument sync=False is ignored: the engine says AUTO_SYNC on"),
+
+    Case("passconfigkey_call_by_value_as_key", '''
+CFG = {PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True}
+CFG[PassConfigKey("tl.ascend_auto_cross_core_sync")] = False
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', "`PassConfigKey(raw)` is the member TL_ASCEND_AUTO_CV_SYNC; the engine treats the "
+     "store as an unknown key, makes the other three switches unknown but keeps "
+     "AUTO_CV_SYNC on (it is off)"),
+
+    # agreements kept as guards (no reason: they must stay green)
+    Case("finally_after_return_of_a_copy", '''
+def make_cfg():
+    cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+    try:
+        return dict(cfg)
+    finally:
+        cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+
+
+kernel = tilelang.compile(build(1), pass_configs=make_cfg())
+''', None),
+
+    Case("while_else_after_break", '''
+CFG = {}
+n = 0
+while n < 2:
+    n += 1
+    if n == 1:
+        break
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+else:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+]
