@@ -116,6 +116,39 @@ kernel = tilelang.compile(build(1), pass_configs=CFG)
      "store as an unknown key, makes the other three switches unknown but keeps "
      "AUTO_CV_SYNC on (it is off)"),
 
+    Case("compile_in_dead_branch", '''
+SLOW = False
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+if SLOW:
+    kernel = tilelang.compile(build(1), pass_configs=CFG)
+kernel = tilelang.compile(build(2))
+''', "the compile under `if SLOW:` (SLOW = False) never runs, yet the engine reports it as a site "
+     "compiling `main` with AUTO_SYNC on"),
+
+    Case("undecided_factory_branch_attributes_site_to_both_kernels", '''
+import sys
+
+
+def build2(M, fast=sys.getrecursionlimit() > 10 ** 9):
+    @T.prim_func
+    def fast_kernel(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+
+    @T.prim_func
+    def slow_kernel(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+
+    if fast:
+        return fast_kernel
+    return slow_kernel
+
+
+kernel = tilelang.compile(build2(128), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: True})
+''', "the factory returns one of two prim_funcs on a test the engine cannot decide; it attributes "
+     "the site's decided config to both, so `fast_kernel`, never compiled, is reported with AUTO_SYNC on"),
+
     # agreements kept as guards (no reason: they must stay green)
     Case("finally_after_return_of_a_copy", '''
 def make_cfg():

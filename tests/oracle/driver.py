@@ -39,6 +39,10 @@ The rule — the engine agrees with CPython or says unknown, never differs:
 3. phantom compile (generated programs only, where every compile site is
    exercised): an engine site of K that decides a switch where CPython never
    compiled anything (dead code, a factory that returns another kernel).
+   Except: when K has compiles recorded at none of its engine site lines (a
+   `functools.partial(tilelang.compile, pass_configs=...)` is decided where
+   the partial is made, recorded where it is called), such a site is judged
+   against those compiles instead (each of its vectors must match one).
    In fixtures an unexercised site is skipped: CPython may simply not reach
    it (a function nobody calls).
 
@@ -321,10 +325,9 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
     verdict = Verdict()
     path = os.path.abspath(path)
     lines = def_lines(path)
-    compiles = []  # (kernel def line or None, first, last, switches)
+    compiles = []  # (kernel def line or None, first, last, switches), valid configs only
+    rejected = []  # the same for configs the real PassContext rejects: not judged
     for rec in recorded:
-        if not rec["valid"]:
-            continue
         k = rec["kernel"]
         kline = None
         if k is not None and os.path.abspath(k["file"]) == path:
@@ -332,20 +335,30 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
         span_file, first, last = rec["span"]
         if os.path.abspath(span_file) != path:
             first = last = -1  # decided in another module: no engine line can be at it
-        compiles.append((kline, first, last, rec["switches"]))
+        (compiles if rec["valid"] else rejected).append((kline, first, last, rec["switches"]))
 
     by_kernel = {e["line"]: e for e in engine}
+
+    def at(line, c):
+        return c[1] <= (line if line is not None else -2) <= c[2]
+
     # 1-3: the engine's sites of each kernel, grouped by line, are judged together
     for kernel in engine:
         groups: Dict[object, list] = {}
         for site in kernel["sites"]:
             groups.setdefault(site["line"], []).append(site["switches"])
+        # compiles of this kernel at none of its engine site lines: a site the
+        # engine places elsewhere than the deciding call (a functools.partial
+        # of tilelang.compile is decided where the partial is made)
+        orphans = [c for c in compiles if c[0] == kernel["line"] and not any(at(line, c) for line in groups)]
         for line, claims in groups.items():
             claims = [c for c in claims if any(v is not None for v in c.values())]
             if not claims:
                 continue
-            here = [c for c in compiles if c[1] <= (line if line is not None else -2) <= c[2]]
+            here = [c for c in compiles if at(line, c)]
             mine = [c for c in here if c[0] == kernel["line"]]
+            if not mine and any(at(line, c) for c in rejected):
+                continue  # a compile that fails in the real library: nothing to judge
             where = "kernel %s (line %d), site line %s" % (kernel["name"], kernel["line"], line)
             shown = " / ".join(_fmt(c) for c in claims)
             if mine:
@@ -357,6 +370,10 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
             elif here:
                 verdict.disagreements.append("wrong kernel: %s: engine %s, CPython compiled only %s there" % (
                     where, shown, sorted({str(c[0]) for c in here})))
+            elif orphans:
+                if any(not any(_covers(c, r[3]) for r in orphans) for c in claims):
+                    verdict.disagreements.append("wrong value: %s: engine %s, CPython %s (elsewhere)" % (
+                        where, shown, " / ".join(_fmt(r[3]) for r in orphans)))
             elif strict_sites:
                 verdict.disagreements.append("phantom compile: %s: engine %s, CPython compiled nothing there" % (
                     where, shown))
@@ -370,12 +387,12 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
         kernel = by_kernel.get(kline)
         if kernel is None:
             continue
-        for site in kernel["sites"]:
-            if first <= (site["line"] or -2) <= last and all(
-                    site["switches"][k] is not None and site["switches"][k] == switches[k]
-                    for k in SWITCH_KEYS):
-                verdict.decided += 1
-                break
+        sites = [s for s in kernel["sites"] if at(s["line"], (kline, first, last))]
+        if not sites:  # an orphan compile: the engine's sites of K where no compile of K was recorded
+            sites = [s for s in kernel["sites"] if not any(c[0] == kline and at(s["line"], c) for c in compiles)]
+        if any(all(s["switches"][k] is not None and s["switches"][k] == switches[k] for k in SWITCH_KEYS)
+               for s in sites):
+            verdict.decided += 1
     return verdict
 
 

@@ -49,6 +49,12 @@ from tilelang import PassConfigKey
 
 __all__ = ["SHARED", "shared_cfg"]
 
+FAST = True
+SLOW = False
+N_CORES = 2
+K_SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+K_CV = "tl.ascend_auto_cv_combine"
+
 SHARED = {
     PassConfigKey.TL_ASCEND_AUTO_SYNC: %s,
     PassConfigKey.TL_ASCEND_MEMORY_PLANNING: %s,
@@ -388,6 +394,21 @@ def f_sibling(draw, i):
         "gen_cfg.SHARED[%s] = %s" % (_key(draw), _val(draw)),
         "%s.update(gen_cfg.SHARED)" % d,
         "%s = {**gen_cfg.SHARED, %s: %s}" % (d, _key(draw), _val(draw)),
+        "%s = dict(gen_cfg.HIDDEN)" % d,
+    )))]
+
+
+def f_star(draw, i):
+    """Names that came with `from gen_cfg import *` (only __all__'s), and the
+    main module's own HIDDEN, which the star import does not replace."""
+    d = draw(st.sampled_from(DICTS))
+    return [draw(st.sampled_from((
+        "%s = dict(SHARED)" % d,
+        "%s = shared_cfg(%s)" % (d, _val(draw)),
+        "SHARED[%s] = %s" % (_key(draw), _val(draw)),
+        "%s = dict(HIDDEN)" % d,
+        "%s.update(HIDDEN)" % d,
+        "_alias_%d = SHARED" % i + "\n_alias_%d[%s] = %s" % (i, _key(draw), _val(draw)),
     )))]
 
 
@@ -413,21 +434,24 @@ FORMS = {
     "enum": f_enum,
     "if": f_if,
     "sibling": f_sibling,
+    "star": f_star,
 }
 
 # -- compile sites -----------------------------------------------------------
 
-SITE_KINDS = ("jit", "jit_bare", "compile", "lower", "compile_in_function", "jit_star")
+SITE_KINDS = ("jit", "jit_bare", "compile", "lower", "compile_in_function", "jit_star", "method",
+              "static_jit", "partial_compile", "lower_bare", "compile_in_ctx", "dead", "select")
 
 
-def _kernel(n, indent):
+def _kernel(n, indent, name=None, ret=True):
     body = ["@T.prim_func",
-            "def kern_%d(A: T.Tensor((M, 128), \"float16\"), B: T.Tensor((M, 128), \"float16\")):" % n,
+            "def %s(A: T.Tensor((M, 128), \"float16\"), B: T.Tensor((M, 128), \"float16\")):" % (
+                name or "kern_%d" % n),
             "    with T.Kernel(M // 64, is_npu=True) as (cid, vid):",
             "        a = T.alloc_ub((32, 128), \"float16\")",
             "        T.copy(A[cid * 64 + vid * 32, 0], a)",
             "        T.copy(a, B[cid * 64 + vid * 32, 0])",
-            "", "return kern_%d" % n]
+            ""] + (["return %s" % (name or "kern_%d" % n)] if ret else [])
     return _ind(body, indent)
 
 
@@ -458,8 +482,51 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
             call = ["kernel_%d = make_%d(%d)" % (n, n, 64 * (n + 1))]
             kind += "+jit_call"
         return define, call, kind
+    if kind == "method":
+        define = ["class Op%d:" % n,
+                  "    CFG = %s" % expr,
+                  "",
+                  "    def __init__(self, M):",
+                  "        self.M = M",
+                  "",
+                  "    def kernel(self):",
+                  "        M = self.M"] + _kernel(n, 2) + [
+                  "",
+                  "    def compile(self):",
+                  "        return tilelang.compile(self.kernel(), out_idx=[-1], pass_configs=%s)"
+                  % draw(st.sampled_from(("self.CFG", "type(self).CFG", "Op%d.CFG" % n)))]
+        return define, ["kernel_%d = Op%d(128).compile()" % (n, n)], kind
+    if kind == "static_jit":
+        define = ["class Lib%d:" % n,
+                  "    @staticmethod",
+                  "    @tilelang.jit(out_idx=[-1], pass_configs=%s)" % expr,
+                  "    def make(M):"] + _kernel(n, 2)
+        call = None
+        if jit_call and draw(st.booleans()):
+            call = ["kernel_%d = Lib%d.make(128)" % (n, n)]
+            kind += "+jit_call"
+        return define, call, kind
+    if kind == "select":
+        fast = draw(st.sampled_from(("FAST", "SLOW", "True", "False")))
+        define = ["def build_%d(M, fast=%s):" % (n, fast)] + _kernel(n, 1, ret=False) + _kernel(
+            n, 1, name="kern_%d_b" % n, ret=False) + [
+            "    if fast:", "        return kern_%d" % n, "    return kern_%d_b" % n]
+        arg = draw(st.sampled_from(("", ", fast=True", ", fast=False", ", SLOW", ", not SLOW")))
+        return define, ["kernel_%d = tilelang.compile(build_%d(128%s), pass_configs=%s)" % (n, n, arg, expr)], kind
     define = ["def build_%d(M):" % n] + _kernel(n, 1)
-    if kind == "compile":
+    if kind == "partial_compile":
+        define += ["", "", "compile_%d = functools.partial(tilelang.compile, out_idx=[-1], pass_configs=%s)"
+                   % (n, expr)]
+        call = ["kernel_%d = compile_%d(build_%d(128))" % (n, n, n)]
+    elif kind == "lower_bare":
+        call = ["artifact_%d = tilelang.lower(build_%d(128))" % (n, n)]
+    elif kind == "compile_in_ctx":
+        call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % _config_expr(draw),
+                "    kernel_%d = tilelang.compile(build_%d(128), pass_configs=%s)" % (n, n, expr)]
+    elif kind == "dead":
+        call = ["if %s:" % draw(st.sampled_from(("SLOW", "not FAST", "N_CORES > 2"))),
+                "    kernel_%d = tilelang.compile(build_%d(128), pass_configs=%s)" % (n, n, expr)]
+    elif kind == "compile":
         call = ["kernel_%d = tilelang.compile(build_%d(128), out_idx=[-1], pass_configs=%s)" % (n, n, expr)]
     elif kind == "lower":
         call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % expr,
@@ -480,13 +547,23 @@ def programs(draw, exclude=frozenset()):
     sibling = draw(st.booleans()) and "sibling" in forms
     lines = HEADER.splitlines()
     siblings = {}
+    star = False
     if sibling:
-        siblings["gen_cfg"] = SIBLING % (draw(st.sampled_from(("True", "False", "1", "0"))),
-                                         draw(st.sampled_from(("True", "False", "1", "0"))))
-        star = draw(st.booleans())
+        text = SIBLING % (draw(st.sampled_from(("True", "False", "1", "0"))),
+                          draw(st.sampled_from(("True", "False", "1", "0"))))
+        for _ in range(draw(st.integers(0, 2))):  # the sibling's own module-level mutations
+            text += "\n" + draw(st.sampled_from((
+                "SHARED[%s] = %s" % (_key(draw), _val(draw)),
+                "SHARED.update(%s)" % _entries(draw, 1, 2),
+                "SHARED.pop(%s, None)" % _key(draw),
+                "HIDDEN[%s] = %s" % (_key(draw), _val(draw)),
+            ))) + "\n"
+        siblings["gen_cfg"] = text
+        star = "star" in forms and draw(st.booleans())
+        if star:
+            lines.append("HIDDEN = {%s: %s}" % (_key(draw), _val(draw)))
         lines.append("import gen_cfg" + ("\nfrom gen_cfg import *" if star else ""))
-    else:
-        forms = [f for f in forms if f != "sibling"]
+    forms = [f for f in forms if (f != "sibling" or sibling) and (f != "star" or star)]
     lines += ["", "BASE = %s" % _entries(draw, 0, 3), "CFG_A = %s" % _entries(draw, 0, 3),
               "CFG_B = dict(BASE)"]
     if sibling and star and draw(st.booleans()):
