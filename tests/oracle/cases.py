@@ -21,6 +21,12 @@ def build(M):
 '''
 
 
+SIBLING = '''from tilelang import PassConfigKey
+
+SHARED = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+'''
+
+
 class Case(NamedTuple):
     name: str
     body: str
@@ -148,6 +154,34 @@ def build2(M, fast=sys.getrecursionlimit() > 10 ** 9):
 kernel = tilelang.compile(build2(128), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: True})
 ''', "the factory returns one of two prim_funcs on a test the engine cannot decide; it attributes "
      "the site's decided config to both, so `fast_kernel`, never compiled, is reported with AUTO_SYNC on"),
+
+    Case("imported_dict_mutated_after_from_import", '''
+from gen_cfg import SHARED
+
+SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=SHARED)
+''', "a store into a dict imported with `from gen_cfg import SHARED` is ignored: the engine keeps "
+     "gen_cfg's AUTO_SYNC False",
+         {"gen_cfg": SIBLING}),
+
+    Case("imported_module_dict_mutated_through_attribute", '''
+import gen_cfg
+
+CFG = {}
+gen_cfg.SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+CFG.update(gen_cfg.SHARED)
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', "`gen_cfg.SHARED[key] = True` (a store into another module's dict through the module) is "
+     "ignored: the engine says AUTO_SYNC off",
+         {"gen_cfg": SIBLING}),
+
+    Case("imported_dict_copied_before_mutation", '''
+import gen_cfg
+
+CFG = dict(gen_cfg.SHARED)
+gen_cfg.SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None, {"gen_cfg": SIBLING}),
 
     # agreements kept as guards (no reason: they must stay green)
     Case("finally_after_return_of_a_copy", '''

@@ -386,8 +386,13 @@ def f_if(draw, i):
     return lines
 
 
+_NO_IMPORT_MUTATION = [False]  # programs(exclude={"import_mutation"}): the main module never mutates gen_cfg's dicts
+
+
 def f_sibling(draw, i):
     d = draw(st.sampled_from(DICTS))
+    if _NO_IMPORT_MUTATION[0]:
+        return ["%s = dict(gen_cfg.SHARED)" % d]
     return [draw(st.sampled_from((
         "%s = dict(gen_cfg.SHARED)" % d,
         "%s = gen_cfg.shared_cfg(%s)" % (d, _val(draw)),
@@ -402,6 +407,9 @@ def f_star(draw, i):
     """Names that came with `from gen_cfg import *` (only __all__'s), and the
     main module's own HIDDEN, which the star import does not replace."""
     d = draw(st.sampled_from(DICTS))
+    if _NO_IMPORT_MUTATION[0]:
+        return [draw(st.sampled_from(("%s = dict(SHARED)" % d, "%s = dict(HIDDEN)" % d,
+                                      "%s = shared_cfg(%s)" % (d, _val(draw)))))]
     return [draw(st.sampled_from((
         "%s = dict(SHARED)" % d,
         "%s = shared_cfg(%s)" % (d, _val(draw)),
@@ -413,7 +421,8 @@ def f_star(draw, i):
 
 
 # Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
-# factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling) and
+# factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
+# "import_mutation" (the main module never stores into gen_cfg's dicts) and
 # the site kinds SITE_KINDS.
 FORMS = {
     "setitem": f_setitem,
@@ -543,6 +552,7 @@ def programs(draw, exclude=frozenset()):
     """(main source, {sibling module name: source}, [form names used])."""
     forms = sorted(f for f in FORMS if f not in exclude)
     _NO_KEY_CALL[0] = "key_call" in exclude
+    _NO_IMPORT_MUTATION[0] = "import_mutation" in exclude
     used = []
     sibling = draw(st.booleans()) and "sibling" in forms
     lines = HEADER.splitlines()
