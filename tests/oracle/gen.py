@@ -420,6 +420,52 @@ def f_star(draw, i):
     )))]
 
 
+def f_global(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    k, v = _key(draw), _val(draw)
+    body = draw(st.sampled_from((
+        ["    global %s" % d, "    %s = {**%s, %s: %s}" % (d, d, k, v)],
+        ["    global %s" % d, "    %s = dict(%s)" % (d, draw(st.sampled_from(DICTS))), "    %s[%s] = %s" % (d, k, v)],
+        ["    %s[%s] = %s" % (d, k, v)],  # a store needs no global
+        ["    %s = {%s: %s}  # a local: the module's dict is untouched" % (d, k, v)],
+    )))
+    lines = ["def _configure_%d():" % i] + body + ["", ""]
+    lines.append(draw(st.sampled_from(("_configure_%d()" % i, "if FAST:\n    _configure_%d()" % i,
+                                       "if SLOW:\n    _configure_%d()" % i))))
+    return lines
+
+
+def f_lambda_zip(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=1, max_size=3, unique=True))
+    keys = ", ".join(_key(draw, n) for n in names)
+    vals = ", ".join(_val(draw) for _ in names)
+    return [draw(st.sampled_from((
+        "%s = dict(zip([%s], [%s]))" % (d, keys, vals),
+        "%s = dict((k, %s) for k in [%s])" % (d, _val(draw), keys),
+        "_on_%d = lambda flag: {%s: flag}\n%s = _on_%d(%s)" % (i, _key(draw), d, i, _val(draw)),
+        "%s = {k: %s for k in PassConfigKey if k.name.startswith(\"TL_ASCEND_%s\")}" % (
+            d, _val(draw), draw(st.sampled_from(("AUTO", "MEMORY", "AUTO_CV", "")))),
+        "%s.update({k: %s for k in PassConfigKey if k.value in (%s,)})" % (
+            d, _val(draw), ", ".join('"%s"' % RAW[n] for n in names)),
+    )))]
+
+
+def f_nested(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["_PRESETS_%d = {\"dev\": %s, \"expert\": %s}" % (i, _entries(draw), _entries(draw, 0, 2))]
+    lines += draw(st.sampled_from((
+        ["%s = _PRESETS_%d[\"dev\"]" % (d, i), "_PRESETS_%d[\"dev\"][%s] = %s" % (i, _key(draw), _val(draw))],
+        ["%s = dict(_PRESETS_%d[\"expert\"])" % (d, i), "_PRESETS_%d[\"expert\"][%s] = %s" % (i, _key(draw), _val(draw))],
+        ["for _cfg in _PRESETS_%d.values():" % i, "    _cfg[%s] = %s" % (_key(draw), _val(draw)),
+         "%s = _PRESETS_%d[%r]" % (d, i, draw(st.sampled_from(("dev", "expert"))))],
+        ["for _cfg in (%s, %s):" % (draw(st.sampled_from(DICTS)), draw(st.sampled_from(DICTS))),
+         "    _cfg[%s] = %s" % (_key(draw), _val(draw))],
+        ["%s = _PRESETS_%d.get(%r, {})" % (d, i, draw(st.sampled_from(("dev", "expert", "missing"))))],
+    )))
+    return lines
+
+
 # Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
 # factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
 # "import_mutation" (the main module never stores into gen_cfg's dicts) and
@@ -444,12 +490,16 @@ FORMS = {
     "if": f_if,
     "sibling": f_sibling,
     "star": f_star,
+    "global": f_global,
+    "lambda_zip": f_lambda_zip,
+    "nested": f_nested,
 }
 
 # -- compile sites -----------------------------------------------------------
 
 SITE_KINDS = ("jit", "jit_bare", "compile", "lower", "compile_in_function", "jit_star", "method",
-              "static_jit", "partial_compile", "lower_bare", "compile_in_ctx", "dead", "select")
+              "static_jit", "partial_compile", "lower_bare", "compile_in_ctx", "dead", "select",
+              "default_arg", "kwargs_spread")
 
 
 def _kernel(n, indent, name=None, ret=True):
@@ -522,8 +572,26 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
             "    if fast:", "        return kern_%d" % n, "    return kern_%d_b" % n]
         arg = draw(st.sampled_from(("", ", fast=True", ", fast=False", ", SLOW", ", not SLOW")))
         return define, ["kernel_%d = tilelang.compile(build_%d(128%s), pass_configs=%s)" % (n, n, arg, expr)], kind
+    if kind == "kwargs_spread":
+        form = draw(st.integers(0, 2))
+        if form == 0:
+            define = ["JIT_KW_%d = {\"out_idx\": [-1], \"pass_configs\": %s}" % (n, expr), "",
+                      "@tilelang.jit(**JIT_KW_%d)" % n, "def make_%d(M):" % n] + _kernel(n, 1)
+            call = ["kernel_%d = make_%d(128)" % (n, n)] if jit_call and draw(st.booleans()) else None
+            return define, call, kind
+        define = ["def build_%d(M):" % n] + _kernel(n, 1)
+        if form == 1:
+            return define, ["kernel_%d = tilelang.compile(build_%d(128), **{\"pass_configs\": %s})" % (n, n, expr)], kind
+        return define, ["with tvm.transform.PassContext(**{\"opt_level\": 3, \"config\": %s}):" % expr,
+                        "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)], kind
     define = ["def build_%d(M):" % n] + _kernel(n, 1)
-    if kind == "partial_compile":
+    if kind == "default_arg":
+        # the default is evaluated once, where the def runs: a later rebinding of the
+        # name does not change it, a mutation of the dict does
+        define += ["", "", "def compile_%d(prog, cfg=%s):" % (n, expr),
+                   "    return tilelang.compile(prog, pass_configs=cfg)"]
+        call = ["kernel_%d = compile_%d(build_%d(128))" % (n, n, n)]
+    elif kind == "partial_compile":
         define += ["", "", "compile_%d = functools.partial(tilelang.compile, out_idx=[-1], pass_configs=%s)"
                    % (n, expr)]
         call = ["kernel_%d = compile_%d(build_%d(128))" % (n, n, n)]
