@@ -50,6 +50,7 @@ KNOWN_BROKEN = frozenset({
     "dead",            # case compile_in_dead_branch
     "select",          # case undecided_factory_branch_attributes_site_to_both_kernels
     "import_mutation",  # cases imported_dict_mutated_after_from_import, ..._through_attribute
+    "keyerror",        # cases del_of_a_missing_key_raises, pop_of_..., contextlib_suppress_...
 })
 
 # Fixture modules that cannot run under the stub, and why. A fixture not

@@ -183,6 +183,39 @@ gen_cfg.SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
 kernel = tilelang.compile(build(1), pass_configs=CFG)
 ''', None, {"gen_cfg": SIBLING}),
 
+    Case("del_of_a_missing_key_raises", '''
+CFG = {}
+try:
+    del CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC]
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+except KeyError:
+    pass
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', "`del CFG[key]` of a missing key raises KeyError, so the next store never runs (CV_COMBINE "
+     "off); the engine runs it (on)"),
+
+    Case("pop_of_a_missing_key_raises", '''
+CFG = {}
+try:
+    CFG.pop(PassConfigKey.TL_ASCEND_AUTO_CV_SYNC)
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+except KeyError:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', "`CFG.pop(key)` without a default raises KeyError on a missing key: the handler runs "
+     "(AUTO_SYNC on, CV_COMBINE off); the engine says CV_COMBINE on"),
+
+    Case("contextlib_suppress_skips_the_rest_of_the_block", '''
+import contextlib
+
+CFG = {}
+with contextlib.suppress(KeyError):
+    del CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC]
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', "the KeyError from `del` leaves the `with contextlib.suppress(KeyError)` block: the store "
+     "after it never runs; the engine says CV_COMBINE on"),
+
     # agreements kept as guards (no reason: they must stay green)
     Case("finally_after_return_of_a_copy", '''
 def make_cfg():

@@ -27,7 +27,9 @@ RAW = {
 }
 DICTS = ("BASE", "CFG_A", "CFG_B")
 
-HEADER = '''import dataclasses
+HEADER = '''import contextlib
+import copy
+import dataclasses
 import enum
 import functools
 import typing
@@ -466,6 +468,61 @@ def f_nested(draw, i):
     return lines
 
 
+def f_gotchas(draw, i):
+    """Python semantics an evaluator can get subtly wrong."""
+    d = draw(st.sampled_from(DICTS))
+    e = draw(st.sampled_from(DICTS))
+    name = draw(st.sampled_from(SWITCH_NAMES))
+    k1, k2 = _key(draw, name), _key(draw, name)  # two spellings of one key
+    return draw(st.sampled_from((
+        ["%s = {%s: %s, %s: %s}" % (d, k1, _val(draw), k2, _val(draw))],   # one key twice: the last wins
+        ["%s.update({%s: %s})" % (d, k2, _val(draw)), "%s.setdefault(%s, %s)" % (d, k1, _val(draw))],
+        ["%s = %s = {%s: %s}" % (d, e, _key(draw), _val(draw)), "%s[%s] = %s" % (e, _key(draw), _val(draw))],
+        ["%s = %s or %s" % (d, draw(st.sampled_from(("{}", "None", e, "dict()"))), e)],
+        ["%s = %s if %s else %s" % (d, e, e, _entries(draw))],
+        ["%s = copy.copy(%s)" % (d, e), "%s[%s] = %s" % (e, _key(draw), _val(draw))],
+        ["%s = copy.deepcopy(%s)" % (d, e), "%s[%s] = %s" % (e, _key(draw), _val(draw))],
+        ["%s, %s = %s, %s" % (d, e, e, d)],
+        ["_first_%d, *_rest_%d = [%s, %s]" % (i, i, e, d), "%s = _first_%d" % (d, i)],
+        ["if (_tmp_%d := %s.get(%s)) is not None:" % (i, e, _key(draw)),
+         "    %s[%s] = not _tmp_%d" % (d, _key(draw), i)],
+        ["%s.update([(%s, %s)])" % (d, _key(draw), _val(draw))],
+        ["for _x in range(2):", "    for _y in range(3):", "        if _y == 1:", "            break",
+         "        %s[%s] = _x == %d" % (d, _key(draw), draw(st.integers(0, 1)))],
+    )))
+
+
+def f_keyerror(draw, i):
+    """Statements that raise KeyError when the key is missing (del, pop
+    without a default, a lookup), under try/except or contextlib.suppress."""
+    d = draw(st.sampled_from(DICTS))
+    e = draw(st.sampled_from(DICTS))
+    raising = draw(st.sampled_from(("del %s[%s]" % (e, _key(draw)), "%s.pop(%s)" % (e, _key(draw)),
+                                    "_seen_%d = %s[%s]" % (i, e, _key(draw)))))
+    rest = "%s[%s] = %s" % (d, _key(draw), _val(draw))
+    if draw(st.booleans()):
+        return ["with contextlib.suppress(KeyError):", "    " + raising, "    " + rest]
+    return ["try:", "    " + raising, "    " + rest, "except KeyError:",
+            "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+
+
+def f_instance(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["class _Holder%d:" % i,
+             "    CFG = {%s: %s}" % (_key(draw), _val(draw)),
+             "    sync = %s" % _val(draw),
+             "", ""]
+    lines += ["_h_%d = _Holder%d()" % (i, i)]
+    lines += draw(st.sampled_from((
+        ["_h_%d.CFG[%s] = %s" % (i, _key(draw), _val(draw)), "%s = dict(_Holder%d.CFG)" % (d, i)],
+        ["_h_%d.CFG = {%s: %s}" % (i, _key(draw), _val(draw)), "%s = dict(_Holder%d.CFG)" % (d, i)],
+        ["setattr(_h_%d, \"sync\", %s)" % (i, _val(draw)),
+         "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = getattr(_h_%d, \"sync\")" % (d, i)],
+        ["_Holder%d.sync = %s" % (i, _val(draw)), "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = _h_%d.sync" % (d, i)],
+    )))
+    return lines
+
+
 # Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
 # factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
 # "import_mutation" (the main module never stores into gen_cfg's dicts) and
@@ -493,6 +550,9 @@ FORMS = {
     "global": f_global,
     "lambda_zip": f_lambda_zip,
     "nested": f_nested,
+    "gotchas": f_gotchas,
+    "instance": f_instance,
+    "keyerror": f_keyerror,
 }
 
 # -- compile sites -----------------------------------------------------------
