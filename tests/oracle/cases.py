@@ -216,6 +216,38 @@ kernel = tilelang.compile(build(1), pass_configs=CFG)
 ''', "the KeyError from `del` leaves the `with contextlib.suppress(KeyError)` block: the store "
      "after it never runs; the engine says CV_COMBINE on"),
 
+    Case("setattr_builtin_on_an_instance", '''
+class Holder:
+    sync = False
+
+
+h = Holder()
+setattr(h, "sync", True)
+kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: getattr(h, "sync")})
+''', "`setattr(h, \"sync\", True)` is ignored (not even made unknown): the engine reads the class "
+     "default False"),
+
+    Case("setattr_builtin_on_a_class", '''
+class Holder:
+    sync = False
+
+
+h = Holder()
+setattr(Holder, "sync", True)
+kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: h.sync})
+''', "`setattr(Holder, \"sync\", True)` is ignored: the engine reads the old class attribute False"),
+
+    Case("attribute_store_on_instance_and_class", '''
+class Holder:
+    sync = False
+
+
+h = Holder()
+h.sync = True
+Holder.sync = False
+kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: h.sync})
+''', None),
+
     # agreements kept as guards (no reason: they must stay green)
     Case("finally_after_return_of_a_copy", '''
 def make_cfg():

@@ -506,6 +506,9 @@ def f_keyerror(draw, i):
             "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
 
 
+_NO_SETATTR = [False]  # programs(exclude={"setattr"}): no setattr() builtin
+
+
 def f_instance(draw, i):
     d = draw(st.sampled_from(DICTS))
     lines = ["class _Holder%d:" % i,
@@ -516,7 +519,7 @@ def f_instance(draw, i):
     lines += draw(st.sampled_from((
         ["_h_%d.CFG[%s] = %s" % (i, _key(draw), _val(draw)), "%s = dict(_Holder%d.CFG)" % (d, i)],
         ["_h_%d.CFG = {%s: %s}" % (i, _key(draw), _val(draw)), "%s = dict(_Holder%d.CFG)" % (d, i)],
-        ["setattr(_h_%d, \"sync\", %s)" % (i, _val(draw)),
+        [("setattr(_h_%d, \"sync\", %s)" if not _NO_SETATTR[0] else "_h_%d.sync = %s") % (i, _val(draw)),
          "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = getattr(_h_%d, \"sync\")" % (d, i)],
         ["_Holder%d.sync = %s" % (i, _val(draw)), "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = _h_%d.sync" % (d, i)],
     )))
@@ -525,7 +528,8 @@ def f_instance(draw, i):
 
 # Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
 # factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
-# "import_mutation" (the main module never stores into gen_cfg's dicts) and
+# "import_mutation" (the main module never stores into gen_cfg's dicts),
+# "setattr" (no setattr() builtin) and
 # the site kinds SITE_KINDS.
 FORMS = {
     "setitem": f_setitem,
@@ -681,6 +685,7 @@ def programs(draw, exclude=frozenset()):
     forms = sorted(f for f in FORMS if f not in exclude)
     _NO_KEY_CALL[0] = "key_call" in exclude
     _NO_IMPORT_MUTATION[0] = "import_mutation" in exclude
+    _NO_SETATTR[0] = "setattr" in exclude
     used = []
     sibling = draw(st.booleans()) and "sibling" in forms
     lines = HEADER.splitlines()
