@@ -30,10 +30,11 @@ The rule — the engine agrees with CPython or says unknown, never differs:
 1. wrong value: take the engine's sites of kernel K at one line (a helper
    compiled twice may be listed twice) and the compiles of K recorded at that
    site. Each engine site must match one recorded compile, and each recorded
-   compile must be matched by one engine site, where a site matches a
-   compile when they are equal on every switch the site decides (on/off). So
-   a site that compiled K under both values of a switch says unknown for it
-   or lists both.
+   compile must be matched by one engine site (or by a site of K the engine
+   could not place, which has no line), where a site matches a compile when
+   they are equal on every switch the site decides (on/off). So a site that
+   compiled K under both values of a switch says unknown for it or lists
+   both.
 2. wrong kernel: an engine site of K that decides a switch, at a site where
    only *other* kernels were compiled.
 3. phantom compile (generated programs only, where every compile site is
@@ -351,8 +352,9 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
         # engine places elsewhere than the deciding call (a functools.partial
         # of tilelang.compile is decided where the partial is made)
         orphans = [c for c in compiles if c[0] == kernel["line"] and not any(at(line, c) for line in groups)]
-        for line, claims in groups.items():
-            claims = [c for c in claims if any(v is not None for v in c.values())]
+        unlocated = groups.get(None, [])  # a site the engine could not place: it may be any call
+        for line, every in groups.items():
+            claims = [c for c in every if any(v is not None for v in c.values())]
             if not claims:
                 continue
             here = [c for c in compiles if at(line, c)]
@@ -363,7 +365,7 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
             shown = " / ".join(_fmt(c) for c in claims)
             if mine:
                 bad = [c for c in claims if not any(_covers(c, r[3]) for r in mine)]
-                missed = [r for r in mine if not any(_covers(c, r[3]) for c in claims)]
+                missed = [r for r in mine if not any(_covers(c, r[3]) for c in every + unlocated)]
                 if bad or missed:
                     verdict.disagreements.append("wrong value: %s: engine %s, CPython %s" % (
                         where, shown, " / ".join(_fmt(r[3]) for r in mine)))

@@ -563,7 +563,7 @@ FORMS = {
 
 SITE_KINDS = ("jit", "jit_bare", "compile", "lower", "compile_in_function", "jit_star", "method",
               "static_jit", "partial_compile", "lower_bare", "compile_in_ctx", "dead", "select",
-              "default_arg", "kwargs_spread")
+              "default_arg", "kwargs_spread", "loop_compile", "helper_twice")
 
 
 def _kernel(n, indent, name=None, ret=True):
@@ -649,6 +649,19 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
         return define, ["with tvm.transform.PassContext(**{\"opt_level\": 3, \"config\": %s}):" % expr,
                         "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)], kind
     define = ["def build_%d(M):" % n] + _kernel(n, 1)
+    if kind == "loop_compile":
+        a, b = _config_expr(draw), _config_expr(draw)
+        call = draw(st.sampled_from((
+            ["kernels_%d = []" % n, "for _cfg in (%s, %s):" % (a, b),
+             "    kernels_%d.append(tilelang.compile(build_%d(128), pass_configs=_cfg))" % (n, n)],
+            ["kernels_%d = [tilelang.compile(build_%d(128), pass_configs=c) for c in (%s, %s)]" % (n, n, a, b)],
+        )))
+        return define, call, kind
+    if kind == "helper_twice":
+        define += ["", "", "def compile_%d(cfg):" % n,
+                   "    return tilelang.compile(build_%d(128), pass_configs=cfg)" % n, "",
+                   "", "kernel_%d_a = compile_%d(%s)" % (n, n, _config_expr(draw))]
+        return define, ["kernel_%d_b = compile_%d(%s)" % (n, n, expr)], kind
     if kind == "default_arg":
         # the default is evaluated once, where the def runs: a later rebinding of the
         # name does not change it, a mutation of the dict does
