@@ -157,6 +157,18 @@ tilelang.compile(build(1), pass_configs=CFG)
     assert rec["switches"]["tl.ascend_auto_sync"] is False and rec["kind"] == "compile"
 
 
+def test_stub_passconfigkey_matches_the_checkers_table(stub):
+    # two independent transcriptions of tilelang/transform/pass_config.py must agree
+    from flake8_tilelang import constants as C
+    from tilelang import PassConfigKey
+
+    snapshot = {n: v for n, v in C.PASS_CONFIG_ENUM.items() if n not in C.PASS_CONFIG_ENUM_POST_SNAPSHOT}
+    assert {m.name: m.value for m in PassConfigKey} == snapshot
+    assert {C.SWITCH_ENUM[k]: k for k in C.SWITCHES} == {
+        n: PassConfigKey[n].value for n in ("TL_ASCEND_AUTO_SYNC", "TL_ASCEND_MEMORY_PLANNING",
+                                            "TL_ASCEND_AUTO_CV_COMBINE", "TL_ASCEND_AUTO_CV_SYNC")}
+
+
 def test_stub_compile_ignores_the_enclosing_pass_context_and_lower_reads_it(stub, tmp_path):
     src = HEAD + """
 with tvm.transform.PassContext(opt_level=3, config={"tl.ascend_auto_sync": True}):
