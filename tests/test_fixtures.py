@@ -36,7 +36,7 @@ XFAIL_FILES = [(p, xfails_in(p)[2]) for p in FILES if xfails_in(p)[2]]
 
 
 @pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="; ".join(reasons)))
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason="; ".join(reasons)))
     for p, reasons in XFAIL_FILES], ids=lambda p: os.path.relpath(p, ROOT))
 def test_fixture_xfail(path):
     """The whole truth of a fixture with xfail markers: fails until the engine

@@ -248,6 +248,39 @@ Holder.sync = False
 kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: h.sync})
 ''', None),
 
+    Case("pass_context_config_mutated_through_an_alias", '''
+import tvm
+
+CFG = {}
+alias = CFG
+alias[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+with tvm.transform.PassContext(opt_level=3, config=CFG):
+    artifact = tilelang.lower(build(1))
+''', "a store through another name (`alias = CFG`) is ignored for a PassContext's config (the same "
+     "dict passed to tilelang.compile is right): the engine says AUTO_SYNC off under tilelang.lower"),
+
+    Case("pass_context_config_mutated_by_a_function", '''
+import tvm
+
+CFG = {}
+
+
+def enable_sync(cfg):
+    cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+
+
+enable_sync(CFG)
+with tvm.transform.PassContext(opt_level=3, config=CFG):
+    artifact = tilelang.lower(build(1))
+''', "a store made by a function that received the dict is ignored for a PassContext's config"),
+
+    Case("compile_config_mutated_through_an_alias", '''
+CFG = {}
+alias = CFG
+alias[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
     # agreements kept as guards (no reason: they must stay green)
     Case("finally_after_return_of_a_copy", '''
 def make_cfg():

@@ -529,7 +529,8 @@ def f_instance(draw, i):
 # Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
 # factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
 # "import_mutation" (the main module never stores into gen_cfg's dicts),
-# "setattr" (no setattr() builtin) and
+# "setattr" (no setattr() builtin), "ctx_name" (the config of a PassContext
+# that `tilelang.lower` compiles under is a dict literal) and
 # the site kinds SITE_KINDS.
 FORMS = {
     "setitem": f_setitem,
@@ -584,6 +585,14 @@ def _config_expr(draw):
         d, d, d, "dict(%s)" % d, "{**%s, %s: %s}" % (d, _key(draw), _val(draw)),
         "%s | %s" % (d, _entries(draw, 1, 1)), "None" if draw(st.integers(0, 5)) == 0 else d,
     )))
+
+
+_NO_CTX_NAME = [False]  # programs(exclude={"ctx_name"}): a PassContext's config is a dict literal
+
+
+def _ctx(draw, expr):
+    """The config of a `PassContext` that `tilelang.lower` compiles under."""
+    return _entries(draw, 0, 3) if _NO_CTX_NAME[0] else expr
 
 
 def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
@@ -646,7 +655,7 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
         define = ["def build_%d(M):" % n] + _kernel(n, 1)
         if form == 1:
             return define, ["kernel_%d = tilelang.compile(build_%d(128), **{\"pass_configs\": %s})" % (n, n, expr)], kind
-        return define, ["with tvm.transform.PassContext(**{\"opt_level\": 3, \"config\": %s}):" % expr,
+        return define, ["with tvm.transform.PassContext(**{\"opt_level\": 3, \"config\": %s}):" % _ctx(draw, expr),
                         "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)], kind
     define = ["def build_%d(M):" % n] + _kernel(n, 1)
     if kind == "loop_compile":
@@ -683,7 +692,7 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
     elif kind == "compile":
         call = ["kernel_%d = tilelang.compile(build_%d(128), out_idx=[-1], pass_configs=%s)" % (n, n, expr)]
     elif kind == "lower":
-        call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % expr,
+        call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % _ctx(draw, expr),
                 "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)]
     else:
         define += ["", "", "def compile_%d(cfg):" % n,
@@ -699,6 +708,7 @@ def programs(draw, exclude=frozenset()):
     _NO_KEY_CALL[0] = "key_call" in exclude
     _NO_IMPORT_MUTATION[0] = "import_mutation" in exclude
     _NO_SETATTR[0] = "setattr" in exclude
+    _NO_CTX_NAME[0] = "ctx_name" in exclude
     used = []
     sibling = draw(st.booleans()) and "sibling" in forms
     lines = HEADER.splitlines()
