@@ -95,7 +95,9 @@ FIXTURE_XFAIL = {
 
 def _fixture_param(path):
     rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
-    marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=FIXTURE_XFAIL[rel])] if rel in FIXTURE_XFAIL else []
+    marks = []
+    if rel in FIXTURE_XFAIL:
+        marks.append(pytest.mark.xfail(strict=True, raises=AssertionError, reason=FIXTURE_XFAIL[rel]))
     return pytest.param(path, marks=marks, id=rel)
 
 
