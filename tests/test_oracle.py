@@ -41,18 +41,7 @@ INERT = ("torch", "torch_npu", "pytest", "numpy")
 # Statement forms / site kinds the current engine gets wrong (see CASES); the
 # generated-program tests leave them out. Remove an entry when its case passes.
 KNOWN_BROKEN = frozenset({
-    "jit_call",        # case jit_factory_called_before_mutation
-    "return_in_try",   # case finally_after_return_mutates_returned_dict
-    "try",             # case try_raise_skips_rest_of_body
-    "while",           # case while_continue_skips_store
-    "dataclass",       # case dataclass_positional_constructor_arg
-    "key_call",        # case passconfigkey_call_by_value_as_key
-    "dead",            # case compile_in_dead_branch
     "select",          # case undecided_factory_branch_attributes_site_to_both_kernels
-    "import_mutation",  # cases imported_dict_mutated_after_from_import, ..._through_attribute
-    "keyerror",        # cases del_of_a_missing_key_raises, pop_of_..., contextlib_suppress_...
-    "setattr",         # cases setattr_builtin_on_an_instance, setattr_builtin_on_a_class
-    "ctx_name",        # cases pass_context_config_mutated_through_an_alias, ..._by_a_function
 })
 
 # Fixture modules that cannot run under the stub, and why. A fixture not
@@ -82,15 +71,7 @@ FIXTURE_SKIPS = {
 
 
 # Fixtures where the current engine differs from CPython (xfail, strict).
-FIXTURE_XFAIL = {
-    "fixtures/independent/module_level_calls_between_mutations.py":
-        "jit factory called at module level judged with the dict's final state (case "
-        "jit_factory_called_before_mutation)",
-    "fixtures/independent/namedtuple_modes_replace.py":
-        "Mode(sync=False, planning=False): constructor arguments ignored, the default planning=True used",
-    "fixtures/independent/try_finally_configs.py":
-        "finally after `return cfg` not applied (case finally_after_return_mutates_returned_dict)",
-}
+FIXTURE_XFAIL: dict = {}
 
 
 def _fixture_param(path):

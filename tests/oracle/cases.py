@@ -50,8 +50,7 @@ def make(M):
 
 kernel = make(64)
 CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
-''', "a jit factory called at module level is reported with the dict's final state "
-     "(CV_COMBINE on); CPython compiled it before the store (off)"),
+''', None),
 
     Case("finally_after_return_mutates_returned_dict", '''
 def make_cfg():
@@ -63,8 +62,7 @@ def make_cfg():
 
 
 kernel = tilelang.compile(build(1), pass_configs=make_cfg())
-''', "the finally block runs after `return cfg` and stores into the returned dict: "
-     "AUTO_SYNC is on, the engine says off"),
+''', None),
 
     Case("try_raise_runs_the_handler", '''
 CFG = {}
@@ -74,8 +72,7 @@ try:
     raise ValueError("no device")
 except ValueError:
     CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
-''', "a `raise` in the try body runs the matching handler (AUTO_SYNC off); the engine "
-     "keeps the try body's store (on) for the jit factory's config"),
+''', None),
 
     Case("while_continue_skips_first_store", '''
 CFG = {}
@@ -86,8 +83,7 @@ while n < 2:
         continue
     CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
 kernel = tilelang.compile(build(1), pass_configs=CFG)
-''', "the second iteration of the while loop stores AUTO_SYNC on after the first "
-     "`continue`; the engine says off"),
+''', None),
 
     Case("dataclass_positional_constructor_arg", '''
 @dataclasses.dataclass
@@ -99,8 +95,7 @@ class Knobs:
 
 
 kernel = tilelang.compile(build(1), pass_configs=Knobs(False).to_configs())
-''', "the dataclass constructor argument (False) is ignored and the field default "
-     "(True) used: the engine says AUTO_SYNC on"),
+''', None),
 
     Case("dataclass_keyword_constructor_arg", '''
 @dataclasses.dataclass
@@ -112,15 +107,13 @@ class Knobs:
 
 
 kernel = tilelang.compile(build(1), pass_configs=Knobs(sync=False).to_configs())
-''', "the keyword constructor argument sync=False is ignored: the engine says AUTO_SYNC on"),
+''', None),
 
     Case("passconfigkey_call_by_value_as_key", '''
 CFG = {PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True}
 CFG[PassConfigKey("tl.ascend_auto_cross_core_sync")] = False
 kernel = tilelang.compile(build(1), pass_configs=CFG)
-''', "`PassConfigKey(raw)` is the member TL_ASCEND_AUTO_CV_SYNC; the engine treats the "
-     "store as an unknown key, makes the other three switches unknown but keeps "
-     "AUTO_CV_SYNC on (it is off)"),
+''', None),
 
     Case("compile_in_dead_branch", '''
 SLOW = False
@@ -128,8 +121,7 @@ CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
 if SLOW:
     kernel = tilelang.compile(build(1), pass_configs=CFG)
 kernel = tilelang.compile(build(2))
-''', "the compile under `if SLOW:` (SLOW = False) never runs, yet the engine reports it as a site "
-     "compiling `main` with AUTO_SYNC on"),
+''', None),
 
     Case("undecided_factory_branch_attributes_site_to_both_kernels", '''
 import sys
@@ -160,8 +152,7 @@ from gen_cfg import SHARED
 
 SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
 kernel = tilelang.compile(build(1), pass_configs=SHARED)
-''', "a store into a dict imported with `from gen_cfg import SHARED` is ignored: the engine keeps "
-     "gen_cfg's AUTO_SYNC False",
+''', None,
          {"gen_cfg": SIBLING}),
 
     Case("imported_module_dict_mutated_through_attribute", '''
@@ -171,8 +162,7 @@ CFG = {}
 gen_cfg.SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
 CFG.update(gen_cfg.SHARED)
 kernel = tilelang.compile(build(1), pass_configs=CFG)
-''', "`gen_cfg.SHARED[key] = True` (a store into another module's dict through the module) is "
-     "ignored: the engine says AUTO_SYNC off",
+''', None,
          {"gen_cfg": SIBLING}),
 
     Case("imported_dict_copied_before_mutation", '''
@@ -191,8 +181,7 @@ try:
 except KeyError:
     pass
 kernel = tilelang.compile(build(1), pass_configs=CFG)
-''', "`del CFG[key]` of a missing key raises KeyError, so the next store never runs (CV_COMBINE "
-     "off); the engine runs it (on)"),
+''', None),
 
     Case("pop_of_a_missing_key_raises", '''
 CFG = {}
@@ -202,8 +191,7 @@ try:
 except KeyError:
     CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
 kernel = tilelang.compile(build(1), pass_configs=CFG)
-''', "`CFG.pop(key)` without a default raises KeyError on a missing key: the handler runs "
-     "(AUTO_SYNC on, CV_COMBINE off); the engine says CV_COMBINE on"),
+''', None),
 
     Case("contextlib_suppress_skips_the_rest_of_the_block", '''
 import contextlib
@@ -213,8 +201,7 @@ with contextlib.suppress(KeyError):
     del CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC]
     CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
 kernel = tilelang.compile(build(1), pass_configs=CFG)
-''', "the KeyError from `del` leaves the `with contextlib.suppress(KeyError)` block: the store "
-     "after it never runs; the engine says CV_COMBINE on"),
+''', None),
 
     Case("setattr_builtin_on_an_instance", '''
 class Holder:
@@ -224,8 +211,7 @@ class Holder:
 h = Holder()
 setattr(h, "sync", True)
 kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: getattr(h, "sync")})
-''', "`setattr(h, \"sync\", True)` is ignored (not even made unknown): the engine reads the class "
-     "default False"),
+''', None),
 
     Case("setattr_builtin_on_a_class", '''
 class Holder:
@@ -235,7 +221,7 @@ class Holder:
 h = Holder()
 setattr(Holder, "sync", True)
 kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: h.sync})
-''', "`setattr(Holder, \"sync\", True)` is ignored: the engine reads the old class attribute False"),
+''', None),
 
     Case("attribute_store_on_instance_and_class", '''
 class Holder:
@@ -256,8 +242,7 @@ alias = CFG
 alias[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
 with tvm.transform.PassContext(opt_level=3, config=CFG):
     artifact = tilelang.lower(build(1))
-''', "a store through another name (`alias = CFG`) is ignored for a PassContext's config (the same "
-     "dict passed to tilelang.compile is right): the engine says AUTO_SYNC off under tilelang.lower"),
+''', None),
 
     Case("pass_context_config_mutated_by_a_function", '''
 import tvm
@@ -272,7 +257,7 @@ def enable_sync(cfg):
 enable_sync(CFG)
 with tvm.transform.PassContext(opt_level=3, config=CFG):
     artifact = tilelang.lower(build(1))
-''', "a store made by a function that received the dict is ignored for a PassContext's config"),
+''', None),
 
     Case("compile_config_mutated_through_an_alias", '''
 CFG = {}
