@@ -374,3 +374,24 @@ def test_a_certain_key_error_stops_the_code_after_it():
     assert final(body, "X") is False
     assert final(body, "Y") is None
     assert final(body, "Z") == 5
+
+
+def test_dataclass_field_defaults_and_replace():
+    body = """
+        import dataclasses
+
+        @dataclasses.dataclass(frozen=True)
+        class Opts:
+            sync: bool = False
+            extra: dict = dataclasses.field(default_factory=dict)
+            level: int = dataclasses.field(default=3)
+
+        A = Opts(True)
+        B = dataclasses.replace(A, sync=False)
+        S1, S2 = A.sync, B.sync
+        L = B.level
+        E = len(A.extra)
+        SAME = A.extra is B.extra
+    """
+    got = {n: final(body, n) for n in ("S1", "S2", "L", "E")}
+    assert got == {"S1": True, "S2": False, "L": 3, "E": 0}

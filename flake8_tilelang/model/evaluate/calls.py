@@ -3,7 +3,7 @@ containers."""
 from __future__ import annotations
 
 import ast
-from typing import Dict
+from typing import Dict, Optional
 
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE
@@ -132,8 +132,20 @@ class Calls:
             if name in kwargs:
                 inst.attrs[name] = kwargs[name][0]
             else:
-                default = cls.lookup(name)
-                inst.attrs[name] = UNKNOWN if default is MISSING else default
+                inst.attrs[name] = self.field_default(cls, name)
+
+    def field_default(self, cls: ClassV, name: str):
+        c: Optional[ClassV] = cls
+        while c is not None:
+            if name in c.factories:
+                how, value = c.factories[name]
+                if how == "default":
+                    return value
+                return self.call_value(value, (), {}, None, self.module_frame)  # a new object per instance
+            if name in c.attrs:
+                return c.attrs[name]
+            c = c.bases[0] if len(c.bases) == 1 else None
+        return UNKNOWN
 
     def call_function(self, func: FuncV, args: tuple, kwargs: Dict[str, tuple], node,
                       unknown_args: bool = False):

@@ -315,6 +315,13 @@ class Expressions:
                 else:
                     return UNKNOWN
                 ok = ok if isinstance(op, ast.In) else not ok
+            elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, EnumMemberV) and seq_known(right):
+                # `member in (Feature.SYNC, ...)`: members are equal only to themselves
+                # (a member of a str/int mixin enum may equal a plain value: unknown)
+                if any(x is UNKNOWN or not (isinstance(x, EnumMemberV) or plain(x)) for x in right) or \
+                        (left.cls.opaque and any(not isinstance(x, EnumMemberV) for x in right)):
+                    return UNKNOWN
+                ok = any(x is left for x in right) == isinstance(op, ast.In)
             else:
                 if not (plain(left) and plain(right)) or type(op) not in COMPARE:
                     if isinstance(op, (ast.Eq, ast.NotEq)) and comparable_ref(left) and comparable_ref(right):

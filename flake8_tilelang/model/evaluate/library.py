@@ -162,6 +162,15 @@ class Library:
             except Exception:
                 return UNKNOWN
             return value if not isinstance(value, str) or len(value) <= MAX_LEN else UNKNOWN
+        if q == "dataclasses.replace" and len(args) == 1:
+            # a copy with some fields changed (through the constructor: __post_init__ runs)
+            obj = self.deref(args[0])
+            if not isinstance(obj, InstanceV) or obj.opaque or obj.cls.kind != "dataclass" \
+                    or any(k not in obj.cls.fields for k in kwargs):
+                return UNKNOWN
+            fields = {name: (obj.attrs.get(name, UNKNOWN), node) for name in obj.cls.fields}
+            fields.update(kwargs)
+            return self.construct(obj.cls, (), fields, node)
         if q == "type" and len(args) == 1 and not kwargs:
             if isinstance(args[0], InstanceV):
                 return args[0].cls

@@ -413,6 +413,12 @@ class Statements:
         if kind not in ("dataclass", "namedtuple"):
             fields = ()
         cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, fields or (), opaque)
+        if kind == "dataclass" and not opaque:
+            for stmt in node.body:
+                spec = field_spec(stmt.value) if isinstance(stmt, ast.AnnAssign) and \
+                    isinstance(stmt.target, ast.Name) else None
+                if spec is not None:
+                    cls.factories[stmt.target.id] = (spec.arg, self.expr(spec.value, cls_frame))  # type: ignore[union-attr]
         if kind == "enum":
             for name, member in list(cls_frame.vars.items()):
                 if not name.startswith("_") and not isinstance(member, (FuncV, ClassV)):
@@ -675,6 +681,23 @@ TRANSPARENT_CLASS_DECORATORS = frozenset({
 })
 
 
+_FIELD_KEYWORDS = frozenset({"default", "default_factory", "repr", "compare", "hash", "metadata"})
+
+
+def field_spec(value: Optional[ast.expr]):
+    """``dataclasses.field(default=...)`` / ``(default_factory=...)``: the
+    keyword expression that gives the field's default, else None."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != "field":
+        return None
+    for kw in value.keywords:
+        if kw.arg in ("default", "default_factory"):
+            return kw
+    return None
+
+
 def _annotated_fields(node: ast.ClassDef):
     """The names a dataclass / NamedTuple body declares as fields, in order;
     None when one of them cannot be matched with a constructor argument
@@ -685,8 +708,16 @@ def _annotated_fields(node: ast.ClassDef):
             text = ast.dump(stmt.annotation)
             if "ClassVar" in text:
                 continue
-            if "InitVar" in text or "KW_ONLY" in text or isinstance(stmt.value, ast.Call):
+            if "InitVar" in text or "KW_ONLY" in text:
                 return None
+            value = stmt.value
+            if isinstance(value, ast.Call):
+                func = value.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                if name in ("ib", "attrib", "attr"):
+                    return None
+                if name == "field" and (value.args or any(kw.arg not in _FIELD_KEYWORDS for kw in value.keywords)):
+                    return None  # init=False, kw_only=...: not matched with arguments here
             out.append(stmt.target.id)
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
             func = stmt.value.func

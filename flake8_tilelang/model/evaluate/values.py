@@ -92,7 +92,7 @@ class ClassV:
     "enum" (``members``). ``opaque``: a base or decorator the evaluator does
     not model, so what is not in ``attrs`` is unknown and instances are too."""
 
-    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members")
+    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members", "factories")
 
     def __init__(self, scope: Optional[Scope], attrs: Dict[str, object], bases: tuple = (), kind: str = "",
                  fields: tuple = (), opaque: bool = False):
@@ -103,6 +103,8 @@ class ClassV:
         self.fields = fields  # dataclass / NamedTuple fields, in constructor order
         self.opaque = opaque
         self.members: Dict[str, "EnumMemberV"] = {}
+        # dataclass fields given by field(default=...) / field(default_factory=...)
+        self.factories: Dict[str, tuple] = {}
 
     def lookup(self, attr: str):
         """``attr`` through the class and its bases (single inheritance; with
