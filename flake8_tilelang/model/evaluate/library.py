@@ -78,6 +78,8 @@ class Library:
         if q in C.LOWER_NAMES:
             self.lower(node, args[0] if args else kwargs.get("func", (UNKNOWN,))[0])
             return UNKNOWN
+        if q == "functools.wraps" and len(args) == 1:
+            return PassDecoV()  # copies the wrapped function's name and docstring, nothing else
         if q == "functools.partial" and args:
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if q == "dict":
