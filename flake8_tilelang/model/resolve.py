@@ -61,6 +61,11 @@ class Resolver:
         self.values[key] = (expr, value)
         return value
 
+    def const(self, expr: Optional[ast.expr], scope: Scope, depth: int = 0, bindings=None):
+        """The former static reading's entry point, kept for callers written
+        against it: the same answer as ``value`` (read by the evaluator)."""
+        return self.value(expr, scope)
+
     def _value(self, expr: ast.expr, scope: Scope, closure):
         ev = self.evaluator()
         if ev is None:
