@@ -395,3 +395,26 @@ def test_dataclass_field_defaults_and_replace():
     """
     got = {n: final(body, n) for n in ("S1", "S2", "L", "E")}
     assert got == {"S1": True, "S2": False, "L": 3, "E": 0}
+
+
+def test_starred_unpacking_keeps_the_objects():
+    # found by the oracle's generated programs: the jit decorator holds the dict BASE
+    # names again after `first, *rest = [BASE, BASE]`; the store goes into that dict
+    model = model_of("""
+        BASE = {}
+
+        @tilelang.jit(pass_configs=BASE)
+        def make(M):
+            @T.prim_func
+            def k(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.copy(A[0], A[0])
+            return k
+
+        first, *rest, last = [BASE, 1, 2, BASE]
+        BASE = first
+        BASE[AUTO] = True
+        R = rest
+    """)
+    assert [s.config.state(C.AUTO_SYNC) for s in model.sites] == [True]
+    assert export(model.resolver.evaluator().final("R")) == [1, 2]

@@ -9,7 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
 from .values import (
     MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, JitV, LibV, Module, PassContextV,
-    hashable, havoc, join, join_vars, seq_known, truth,
+    hashable, havoc, join, join_vars, mklist, seq_known, truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -485,6 +485,16 @@ class Statements:
                     len(value_node.elts) == len(elts) else [None] * len(elts)
                 for e, v, n in zip(elts, value, nodes):
                     self.assign(e, v, frame, n)
+            elif seq_known(value) and sum(isinstance(e, ast.Starred) for e in elts) == 1 \
+                    and len(value) >= len(elts) - 1:
+                # `first, *rest = seq`: the items around the star, the rest as a list
+                star = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
+                after = len(elts) - star - 1
+                for e, v in zip(elts[:star], value[:star]):
+                    self.assign(e, v, frame)
+                self.assign(elts[star].value, mklist(list(value[star:len(value) - after]), self.token), frame)
+                for e, v in zip(elts[star + 1:], value[len(value) - after:]):
+                    self.assign(e, v, frame)
             else:
                 for e in elts:
                     self.assign(e.value if isinstance(e, ast.Starred) else e, UNKNOWN, frame)
