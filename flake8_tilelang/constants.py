@@ -3,6 +3,7 @@
 Facts are from tile-ai/tilelang-ascend at commit 95acbd7f (see the rule docs
 for file:line references).
 """
+import sys
 
 # The four Ascend switches: enum member name -> the string key TVM's
 # PassContext sees. Note AUTO_CV_SYNC's string differs from its enum name.
@@ -98,6 +99,8 @@ THIRD_PARTY_ROOTS = frozenset({
     "pytest", "hypothesis", "setuptools", "pkg_resources", "typing_extensions", "einops",
     "__future__",
 })
+# The standard library's top-level modules (never the user's own either).
+STDLIB_ROOTS = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
 
 # Rules that are off unless selected explicitly (tests keep this equal to the
 # registry's default_enabled=False rules; the flake8 adapter reads it at

@@ -300,8 +300,17 @@ class Builder:
         fn = ctx.scope
         for node in ast.walk(test):
             if isinstance(node, ast.Call):
-                return False
-            if isinstance(node, ast.Name):
+                # `cfg.get(KEY)`, `use_sync(cfg)`: a Python call, unless of TileLang/TVM
+                # or of something the kernel binds
+                root = node.func
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if not isinstance(root, ast.Name) or root.id in fn.bound:  # type: ignore[attr-defined]
+                    return False
+                q = qualname(root, ctx.scope)
+                if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
+                    return False
+            elif isinstance(node, ast.Name):
                 if node.id in fn.bound:  # type: ignore[attr-defined]
                     return False
             elif isinstance(node, (ast.Subscript, ast.Attribute)):
@@ -313,7 +322,8 @@ class Builder:
                 if not isinstance(root, ast.Name) or root.id in fn.bound:  # type: ignore[attr-defined]
                     return False
                 q = qualname(root, ctx.scope)
-                if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
+                if q is not None and q.split(".")[0] in ("tilelang", "tvm") and \
+                        not _names_config_key(node, ctx.scope):
                     return False
             elif isinstance(node, (ast.Lambda, ast.NamedExpr)):
                 return False
@@ -431,6 +441,10 @@ class Builder:
                         if isinstance(first, ast.Expr) and isinstance(first.value, ast.Call):
                             use.first_call = first.value
                         inner = inner.but(tscope=kind)
+                    elif _may_open_scope(expr, ctx.scope):
+                        # `with getattr(T, "Scope")("V")`, `with VectorScope()` (a partial),
+                        # another module's helper: a scope may open here, which one is unknown
+                        inner = inner.but(tscope="?")
             elif isinstance(expr, ast.Name):
                 # ctx = PassContext(config=...); with ctx: ...
                 binds = ctx.scope.assigns.get(expr.id, [])
@@ -609,3 +623,28 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     exc = handler.type
     names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
     return any(isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS for n in names)
+
+
+def _names_config_key(node: ast.expr, scope: Scope) -> bool:
+    """``tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC`` (or the class itself): a
+    Python value, not kernel code."""
+    while isinstance(node, ast.Attribute):
+        if qualname(node, scope) in C.PASS_CONFIG_KEY_CLASSES:
+            return True
+        node = node.value
+    return False
+
+
+def _may_open_scope(call: ast.Call, scope: Scope) -> bool:
+    """A ``with`` call in a kernel that is no TileLang primitive the builder
+    reads: anything but a library callable of another package may enter a
+    ``T.Scope``."""
+    q = qualname(call.func, scope)
+    if q is None:
+        return True
+    root = q.lstrip(".").split(".")[0]
+    if q.startswith(C.LANGUAGE + "."):
+        return canonical_prim(q) == "Scope"  # another primitive (T.block, T.If...) opens none
+    if q.startswith(".") or root in ("tilelang", "tvm"):
+        return True
+    return root not in C.THIRD_PARTY_ROOTS and root not in C.STDLIB_ROOTS

@@ -11,6 +11,11 @@ import os
 from typing import Dict, Optional
 
 from .. import constants as C
+from .project import project_root
+
+
+# How a config is named when tilelang.lower runs with no PassContext entered.
+LOWER_OUTSIDE_PASS_CONTEXT = "tilelang.lower outside any PassContext"
 
 
 class Entry:
@@ -74,6 +79,8 @@ class PassConfig:
         origin_line = getattr(self.origin, "lineno", None)
         if origin_line is None:
             return "not set"
+        if self.origin_desc == LOWER_OUTSIDE_PASS_CONTEXT:
+            return "no PassContext around the tilelang.lower at line %d" % origin_line
         return "not set in the pass_configs at line %d" % origin_line
 
     def describe(self, key: str) -> str:
@@ -114,8 +121,6 @@ def shown_path(path: str, home: str) -> str:
     in different folders are never confused."""
     if not path or not home or os.path.dirname(os.path.abspath(path)) == os.path.dirname(os.path.abspath(home)):
         return os.path.basename(path)
-    from .crossmod import project_root
-
     root = project_root(os.path.dirname(os.path.abspath(home)))
     rel = os.path.relpath(os.path.abspath(path), root)
     if rel.startswith(".."):

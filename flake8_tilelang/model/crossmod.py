@@ -43,15 +43,15 @@ from contextlib import contextmanager
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from .. import constants as C
+from .project import project_root
 
 MAX_MODULES = 16
 MAX_MODULE_BYTES = 2_000_000
 # A folder modified this recently may change again within its mtime's
 # granularity: a lookup in it is not trusted for later.
 RACY_SECONDS = 2.0
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini")
 DENY_ROOTS = C.THIRD_PARTY_ROOTS
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
+_STDLIB = C.STDLIB_ROOTS
 
 MAX_FILE_MODULE_BYTES = 1_000_000  # source of the modules one linted file follows
 MAX_PARSED_BYTES = 16_000_000  # source parsed from disk per process
@@ -95,27 +95,19 @@ def source_provider(provider: Optional[SourceProvider]) -> Iterator[None]:
         set_source_provider(previous)
 
 
-def project_root(directory: str) -> str:
-    d = directory
-    for _ in range(12):
-        if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return directory
-
-
 class Loader:
     """Per linted file: finds and builds foreign modules, within the caps."""
 
-    def __init__(self, filename: str, source_provider: Optional[SourceProvider] = None):
+    def __init__(self, filename: str, source_provider: Optional[SourceProvider] = None,
+                 analyse: Optional[Callable[[object, "Loader"], object]] = None):
         self.path = os.path.abspath(filename)
         self.directory = os.path.dirname(self.path)
         self.root = project_root(self.directory)
         self.real_root = os.path.realpath(self.root)
         self.source_provider = source_provider if source_provider is not None else _PROVIDER
+        # what a foreign module's Builder becomes (the model's per-module
+        # analysis), made by the caller: this module imports no analysis
+        self.analyse = analyse
         self.resolvers: Dict[str, object] = {}  # path -> Resolver
         # modules whose names are being resolved right now (cycle guard)
         self.loading: List[str] = [self.path]
@@ -145,6 +137,15 @@ class Loader:
             path = self._find(dirs, tuple(parts[:i]))
             if path is not None:
                 return path, parts[i:]
+        if not level and len(parts) >= 2:
+            # a first-party package below the root (engine/compiler for `compiler.x`): the
+            # only package of that name in the project (a bare module name is not enough)
+            parent = unique_package_parent(self.root, parts[0])
+            if parent is not None and parent not in dirs:
+                for i in range(len(parts), 0, -1):
+                    path = self._find((parent,), tuple(parts[:i]))
+                    if path is not None:
+                        return path, parts[i:]
         return None
 
     def _find(self, dirs: Tuple[str, ...], modpath: Tuple[str, ...]) -> Optional[str]:
@@ -201,10 +202,8 @@ class Loader:
             builder, size = _parse(path, self.source_provider, MAX_FILE_MODULE_BYTES - self.module_bytes)
             self.module_bytes += size
         resolver = None
-        if builder is not None:
-            from .resolve import Resolver
-
-            resolver = Resolver(builder, loader=self)
+        if builder is not None and self.analyse is not None:
+            resolver = self.analyse(builder, self)
         self.resolvers[path] = resolver
         return resolver
 
@@ -336,3 +335,54 @@ def _parse(path: str, provider: Optional[SourceProvider] = None,
         _PARSE_CACHE[key] = (st.st_mtime_ns, st.st_size, builder)
         _BUDGET["kept"] += size
     return builder, size
+
+
+# Folders never searched for first-party packages.
+_SKIP_DIRS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__", "venv", "env",
+                        "build", "dist"})
+_INDEX_MAX_DIRS = 5000
+_INDEX_SECONDS = 5.0
+# root -> (time built, {name: [folders holding a package or module of that name]})
+_PACKAGE_INDEX: Dict[str, Tuple[float, Dict[str, List[str]]]] = {}
+
+
+def unique_package_parent(root: str, name: str) -> Optional[str]:
+    """The folder below ``root`` that holds the only package ``name/`` (with
+    an ``__init__.py``) of the project, or None when
+    there is none or several (Ruff's ``src``, told by the tree itself). The
+    index is bounded (folders walked, depth) and rebuilt after a few seconds."""
+    now = time.time()
+    cached = _PACKAGE_INDEX.get(root)
+    if cached is None or now - cached[0] > _INDEX_SECONDS:
+        cached = (now, _index_packages(root))
+        if len(_PACKAGE_INDEX) > 64:
+            _PACKAGE_INDEX.clear()
+        _PACKAGE_INDEX[root] = cached
+    found = cached[1].get(name, [])
+    return found[0] if len(found) == 1 else None
+
+
+def _index_packages(root: str) -> Dict[str, List[str]]:
+    index: Dict[str, List[str]] = {}
+    stack = [(root, 0)]
+    seen = 0
+    while stack and seen < _INDEX_MAX_DIRS:
+        folder, depth = stack.pop()
+        seen += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in _SKIP_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if os.path.isfile(os.path.join(entry.path, "__init__.py")) and folder != root:
+                        index.setdefault(name, []).append(folder)
+                    if depth < 8:
+                        stack.append((entry.path, depth + 1))
+            except OSError:
+                continue
+    return index

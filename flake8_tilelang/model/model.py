@@ -10,12 +10,12 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from .. import constants as C
-from .build import Builder, qualname
+from .build import Builder
 from .config import PassConfig
+from .evaluate import DictV, export, truth
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
-from .calls import argument, bind_arguments
+from .calls import argument
 from .sides import buffer_kind, op_side, trace
 
 _MAX_MACRO_DEPTH = 8
@@ -203,7 +203,7 @@ class Kernel:
         """A constant in the kernel's scope (``UNKNOWN`` if it is not one)."""
         if expr is None or self.resolver is None:
             return UNKNOWN
-        return self.resolver.const(expr, self.func)
+        return self.resolver.value(expr, self.func)
 
     def side(self, use: KernelUse) -> Optional[str]:
         """"C", "V", "CV" (cross-side copy) or None: see ``sides.op_side``."""
@@ -222,7 +222,7 @@ class Kernel:
             owner = use.use.owner  # a subscript/call of a macro parameter is not the argument
         if expr is None or owner is None:
             return UNKNOWN
-        return self.resolver.owner_of(owner).const(expr, owner)
+        return self.resolver.owner_of(owner).value(expr, owner)
 
     def in_order(self, config: Optional[PassConfig] = None) -> List[KernelUse]:
         return sorted(self.uses_for(config), key=lambda u: u.order)
@@ -271,12 +271,14 @@ class Kernel:
 class Site:
     """A compile site, the config it applies and the kernels it reaches."""
 
-    __slots__ = ("site", "config", "kernels")
+    __slots__ = ("site", "config", "kernels", "outside_pass_context")
 
     def __init__(self, site: CompileSite, config: PassConfig, kernels: List[Kernel]):
         self.site = site
         self.config = config
         self.kernels = kernels
+        # a tilelang.lower() that runs with no PassContext entered: every switch off
+        self.outside_pass_context = False
 
     @property
     def line(self) -> int:
@@ -317,20 +319,18 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     if not builder.imports_tilelang:
         return FileModel.empty(filename)
     resolver = Resolver(builder)
-    # Evaluate the module unless a static reading provably gives the same answers
-    # (the common case: one binding per name, literal configs, no module-level logic).
-    resolver.use_evaluator = False
-    resolver.use_evaluator = _needs_evaluation(builder, resolver)
+    prims = [fn for fn in builder.functions if fn.is_prim_func]
+    # the evaluator is the only reader of values; a file with no kernel and no
+    # compile site has none to read
+    ev = resolver.evaluator() if prims or builder.sites else None
     kernels: Dict[int, Kernel] = {}
-    for fn in builder.functions:
-        if fn.is_prim_func:
-            raw = list(_kernel_uses(fn, resolver))
-            uses = [u for u in (_settle(u, resolver) for u in raw) if u is not None]
-            kernels[id(fn)] = Kernel(fn, uses=uses, resolver=resolver, raw_uses=raw)
-            for launch in fn.launches:
-                _resolve_launch(launch, fn, resolver)
+    for fn in prims:
+        raw = list(_kernel_uses(fn, resolver))
+        uses = [u for u in (_settle(u, resolver) for u in raw) if u is not None]
+        kernels[id(fn)] = Kernel(fn, uses=uses, resolver=resolver, raw_uses=raw)
+        for launch in fn.launches:
+            _resolve_launch(launch, fn, resolver)
     sites: List[Site] = []
-    ev = resolver.evaluator() if resolver.use_evaluator else None
     by_node: Dict[int, list] = {}
     compile_sites = list(builder.sites)
     if ev is not None:
@@ -344,35 +344,23 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     signatures: Dict[int, dict] = {}
     dead: set = set()
     for site in compile_sites:
-        events = by_node.get(id(site.node)) if site.kind != "lower" else None
+        events = by_node.get(id(site.node))
         if not events:
-            config = resolver.site_config(site)
-            info = Site(site, config, [])
-            sites.append(info)
-            if site.kind == "jit":
-                assert site.function is not None
-                reached = [(fn, None) for fn in resolver.produced(site.function)]
-            else:
-                reached = [(fn, None) for fn in resolver.kernels_of(site.target, site.scope, before_line=site.line)]
-            _attach(info, reached, kernels, resolver, signatures)
+            # never reached when the module ran (dead code), or the evaluation
+            # gave up: what it applies and compiles is unknown
+            sites.append(Site(site, PassConfig.unknown(), []))
             continue
         for event in events:
             config = _event_config(event, filename)
             info = Site(site, config, [])
+            info.outside_pass_context = event.outside_pass_context
             sites.append(info)
             if event.kernels is UNKNOWN:
-                if site.kind == "jit" and site.function is not None:
-                    reached = [(fn, None) for fn in resolver.produced(site.function)]
-                elif site.target is not None:
-                    reached = [(fn, None) for fn in
-                               resolver.kernels_of(site.target, site.scope, before_line=site.line)]
-                else:
-                    reached = []
-            else:
-                reached = [(kv.fn, kv.closure) for kv in event.kernels]
-                if event.function is not None:
-                    dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
-            _attach(info, reached, kernels, resolver, signatures, ev)
+                continue
+            reached = [(kv.fn, kv.closure) for kv in event.kernels]
+            if event.function is not None:
+                dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
+            _attach(info, reached, kernels, resolver, signatures)
     # a prim_func a jit factory defines but (for certain) does not return is never compiled
     ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
                      key=lambda k: k.line)
@@ -381,109 +369,6 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     for fn in builder.functions:
         all_uses.extend(fn.uses)
     return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
-
-
-_STATIC_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
-
-
-def _needs_evaluation(builder: Builder, resolver: Resolver) -> bool:
-    """False when evaluating the module cannot change what the model knows:
-    no kernel or compile site at all, or only forms the static reading gets
-    exactly (one binding per module name, nothing mutated, no module-level
-    branch or loop, literal configs that resolve completely, every kernel
-    reached, no Python-level test in a kernel, no `**` launch keywords, no
-    decorator or module-level call the static reading does not know)."""
-    prims = [fn for fn in builder.functions if fn.is_prim_func]
-    if not prims and not builder.sites:
-        return False
-    module = builder.module
-    if module.mutated & set(module.assigns):
-        return True
-    guards = [(stmt.lineno, stmt.end_lineno or stmt.lineno) for stmt in builder.tree.body
-              if isinstance(stmt, ast.If) and _is_main_guard(stmt.test)]
-    for binds in module.assigns.values():
-        # rebinding in the `if __name__ == "__main__":` script part is read by nothing compiled
-        if len(binds) > 1 and not all(any(a <= b.line <= z for a, z in guards) for b in binds):
-            return True
-    for stmt in builder.tree.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                             ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)):
-            continue
-        if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
-            continue
-        if isinstance(stmt, ast.Try) and all(_catches_import_error_only(h) for h in stmt.handlers):
-            continue
-        return True
-    for stmt in builder.tree.body:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) and stmt.value is not None:
-            for node in ast.walk(stmt.value):
-                if isinstance(node, ast.Call) and not _static_call(node, module):
-                    return True
-    for fn in builder.functions:
-        if fn.globals:
-            return True
-        for dec in fn.node.decorator_list:  # type: ignore[attr-defined]
-            func = dec.func if isinstance(dec, ast.Call) else dec
-            if isinstance(func, ast.Name) and func.id in _STATIC_DECORATORS:
-                continue
-            if qualname(func, fn.parent) is None:  # type: ignore[arg-type]
-                return True
-    for fn in prims:
-        if fn.call_conds or any(u.conds for u in fn.uses):
-            return True
-        if any(kw.arg is None for launch in fn.launches for kw in launch.call.keywords):
-            return True
-    reached: set = set()
-    for site in builder.sites:
-        if site.kind == "lower":
-            continue
-        config = resolver.site_config(site)
-        if not config.complete or any(e.value is None and not e.raw_known for e in config.entries.values()):
-            return True
-        if site.kind == "jit":
-            found = resolver.produced(site.function)  # type: ignore[arg-type]
-            if sum(1 for fn in found if fn.parent is site.function) > 1:
-                return True
-        else:
-            found = resolver.kernels_of(site.target, site.scope, before_line=site.line)
-        if not found:
-            return True
-        reached |= {id(fn) for fn in found}
-    return any(id(fn) not in reached for fn in prims)
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-
-
-def _catches_import_error_only(handler: ast.ExceptHandler) -> bool:
-    exc = handler.type
-    names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
-    return bool(names) and all(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
-                               for n in names)
-
-
-_STATIC_BUILTINS = frozenset({"dict", "range", "len", "int", "str", "float", "tuple", "list", "print"})
-
-
-def _static_call(call: ast.Call, module) -> bool:
-    """A module-level call the static reading needs no evaluation for: a
-    library call (not jit/partial), a kernel builder call, a builtin."""
-    func = call.func
-    if isinstance(func, ast.Name) and func.id in _STATIC_BUILTINS and func.id not in module.assigns \
-            and func.id not in module.imports and func.id not in module.functions:
-        return True
-    q = qualname(func, module)
-    if q is not None:
-        root = q.lstrip(".").split(".")[0]
-        if q.startswith(".") or root not in _STATIC_LIB_ROOTS:
-            return False  # the user's own module
-        return q not in C.JIT_NAMES and q != "functools.partial"
-    return False
-
-
-_STATIC_LIB_ROOTS = frozenset({"tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "os", "sys",
-                               "argparse", "random", "time", "logging", "pytest", "itertools"})
 
 
 def _unreturned(factory: Function, returned: set) -> set:
@@ -507,16 +392,16 @@ def _event_config(event, filename: str) -> PassConfig:
     if event.config is UNKNOWN:
         return PassConfig.unknown()
     if event.config is None:
-        return PassConfig(origin=event.node, origin_desc=event.label + " (no pass_configs)", filename=filename)
-    return event.config.with_origin(event.origin, "pass_configs of the " + event.label, filename)
+        return PassConfig(origin=event.node, origin_desc=event.desc or event.label + " (no pass_configs)",
+                          filename=filename)
+    return event.config.with_origin(event.origin, event.desc or "pass_configs of the " + event.label, filename)
 
 
-def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver, signatures: Dict[int, dict],
-            ev=None) -> None:
+def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
+            signatures: Dict[int, dict]) -> None:
     """Tie a site's config to the kernels it reaches; each kernel keeps one
     config per distinct (config, code as compiled there)."""
     config = info.config
-    site = info.site
     for fn, closure in reached:
         kernel = kernels.get(id(fn))
         if kernel is None:
@@ -526,15 +411,9 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
         if info not in kernel.sites:
             kernel.sites.append(info)
         settled = None
-        if any(u.use.conds or u.via for u in kernel.raw_uses):
-            if ev is not None and closure is not None:
-                settled = [u for u in (_settle(u, resolver, None, (fn, closure, ev)) for u in kernel.raw_uses)
-                           if u is not None]
-            elif ev is None or closure is None:
-                bindings = _site_bindings(site, fn, resolver)
-                if bindings:
-                    settled = [u for u in (_settle(u, resolver, bindings) for u in kernel.raw_uses)
-                               if u is not None]
+        if closure is not None and any(u.use.conds or u.via for u in kernel.raw_uses):
+            settled = [u for u in (_settle(u, resolver, (fn, closure)) for u in kernel.raw_uses)
+                       if u is not None]
         sig = _config_signature(config)
         seen = signatures.setdefault(id(kernel), {})
         known = seen.get(sig)
@@ -588,13 +467,15 @@ def _looks_ascend(model: "FileModel") -> bool:
     return any(use.prim in _ASCEND_PRIMS or use.prim.startswith("tile.") for use in model.all_uses)
 
 
-def _settle(use: KernelUse, resolver: Resolver, bindings=None, closure=None) -> Optional[KernelUse]:
+def _settle(use: KernelUse, resolver: Resolver, closure=None) -> Optional[KernelUse]:
     """Evaluate the Python-level `if` tests around a use (TVMScript keeps only
     the taken branch): None when the use sits in a dropped branch. A test that
     cannot be evaluated is taken as true (a size specialisation such as
     `if BATCH_T > 0:` is compiled for realistic inputs), except a mode switch
     on a bare boolean parameter (`if expert:`), whose other branch is the
-    alternative implementation: uses under it are ``maybe`` and not reported."""
+    alternative implementation: uses under it are ``maybe`` and not reported.
+    ``closure``: (kernel, the frame its def ran in) for one compilation;
+    without it a test in the kernel is read in every frame it was made in."""
     conds = list(use.use.conds)
     for hop in use.via:
         conds.extend(hop.caller.call_conds.get(id(hop.call), ()))
@@ -604,14 +485,11 @@ def _settle(use: KernelUse, resolver: Resolver, bindings=None, closure=None) -> 
     for test, polarity, scope in conds:
         owner = resolver.owner_of(scope)
         if closure is not None and scope is closure[0]:
-            # a test in the kernel itself: its names come from the frame its def ran in
-            value = closure[2].eval_static(test, closure[1])
-            if value is not UNKNOWN:
-                from .evaluate import truth
-
-                value = truth(value)
+            value = owner.value(test, scope, closure[1])
         else:
-            value = owner.const(test, scope, 0, bindings)
+            value = owner.value(test, scope)
+        if value is not UNKNOWN:
+            value = truth(value)
         if value is UNKNOWN:
             maybe = maybe or _is_mode_switch(test, scope, owner)
         elif bool(value) != polarity:
@@ -623,6 +501,8 @@ def _is_mode_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
     """`expert`, `not expert`, `expert and use_scope`: parameters tested as
     booleans; `mode == "expert"`, `mode in ("a", "b")`: parameters compared
     with strings."""
+    if _reads_switch(test, scope, resolver):
+        return True
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
     names = test.values if isinstance(test, ast.BoolOp) else [test]
@@ -643,6 +523,25 @@ def _is_mode_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
     return False
 
 
+def _reads_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
+    """`cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC]`, `cfg.get("tl.ascend_auto_sync")`:
+    a test on a pass_configs switch chooses between two implementations."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and node.args:
+            key = node.args[0]
+        else:
+            continue
+        if isinstance(key, ast.Attribute) and key.attr.startswith("TL_"):
+            return True
+        value = resolver.value(key, scope)
+        if isinstance(value, str) and value.startswith("tl."):
+            return True
+    return False
+
+
 def _is_mode_literal(expr: ast.expr) -> bool:
     """A string (or None), or a tuple/list of strings: what a mode is compared with."""
     if isinstance(expr, ast.Constant):
@@ -652,52 +551,10 @@ def _is_mode_literal(expr: ast.expr) -> bool:
     return False
 
 
-def _site_bindings(site: CompileSite, kernel_fn: Function, resolver: Resolver) -> Dict:
-    """What a compile site passes to the function that builds the kernel:
-    {(id(builder), parameter): (expression, scope)}, from the builder call
-    the site makes (`tilelang.compile(build(..., expert=False))`, or a jit
-    factory's `return build(...)`), and the builder's defaults."""
-    builder = kernel_fn.parent
-    if not isinstance(builder, Function):
-        return {}
-    call, scope = None, None
-    if site.kind == "jit":
-        factory = site.function
-        if factory is None or factory is builder:
-            return {}
-        for value in factory.returns:
-            if isinstance(value, ast.Call) and builder in resolver.functions_for(value.func, factory):
-                call, scope = value, factory
-                break
-    else:
-        target = site.target
-        if isinstance(target, ast.Name):
-            kind, where, binds = resolver.lookup(target.id, site.scope)
-            earlier = [b for b in binds if b.line <= site.line] or binds
-            target, scope = (earlier[-1].value if kind == "assign" and earlier else None), where
-        else:
-            scope = site.scope
-        if isinstance(target, ast.Call) and scope is not None and \
-                builder in resolver.functions_for(target.func, scope):
-            call = target
-    if call is None:
-        return {}
-    args = builder.node.args  # type: ignore[attr-defined]
-    positional = list(args.posonlyargs) + list(args.args)
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    out = {(id(builder), name): (expr, builder.parent) for name, expr in defaults.items()}
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-        return {}  # *args / **kwargs could set any parameter
-    for name, expr in bind_arguments(builder.node, call).items():
-        out[(id(builder), name)] = (expr, scope)
-    return out
-
-
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
     threads = launch.keyword("threads")
-    launch.threads = None if threads is None else resolver.const(threads, fn)
-    is_npu = resolver.const(launch.keyword("is_npu"), fn)
+    launch.threads = None if threads is None else resolver.value(threads, fn)
+    is_npu = resolver.value(launch.keyword("is_npu"), fn)
     launch.is_npu = is_npu if isinstance(is_npu, bool) else None
     spreads = [kw.value for kw in launch.call.keywords if kw.arg is None]
     if spreads:
@@ -706,33 +563,39 @@ def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
 
 
 def _spread_launch(launch: Launch, spreads: List[ast.expr], fn: Function, resolver: Resolver) -> None:
-    """``T.Kernel(n, is_npu=True, **DEV_LAUNCH)``: the keywords a module-level
-    dict spreads are keywords too; a spread that cannot be read may set anything."""
-    from .evaluate import DictV, export
-
+    """``T.Kernel(n, is_npu=True, **DEV_LAUNCH)``, ``**launch_options()``: the
+    keywords a spread dict holds are keywords too; a spread that cannot be
+    read (the same in every frame the kernel was made in) may set anything."""
     ev = resolver.evaluator()
     found: Dict[str, object] = {}
     for expr in spreads:
-        root = expr
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        value = None
-        if ev is not None and isinstance(root, ast.Name) and \
-                resolver.lookup(root.id, fn)[1] is resolver.b.module:
-            value = ev.eval_static(expr)
-        if not isinstance(value, DictV) or not value.complete or \
-                not all(isinstance(k, str) for k in value.entries):
+        value = _spread_keywords(ev, expr, fn) if ev is not None else None
+        if value is None:
             if launch.keyword("threads") is None:
                 launch.threads = UNKNOWN
             if launch.keyword("is_npu") is None:
                 launch.is_npu = None
             return
-        for key, entry in value.entries.items():
-            found[key] = export(entry[0])  # type: ignore[index]
+        found.update(value)
     if "threads" in found:
         launch.threads = found["threads"]
     if "is_npu" in found:
         launch.is_npu = found["is_npu"] if isinstance(found["is_npu"], bool) else None
+
+
+def _spread_keywords(ev, expr: ast.expr, fn: Function) -> Optional[Dict[str, object]]:
+    frames = ev.kernel_frames.get(id(fn))
+    values = [ev.value_in(expr, fn)] if not frames or None in frames else \
+        [ev.value_in(expr, fn, frame) for frame in frames]
+    out: Optional[Dict[str, object]] = None
+    for value in values:
+        if not isinstance(value, DictV) or not value.complete or not all(isinstance(k, str) for k in value.entries):
+            return None
+        keywords = {key: export(entry[0]) for key, entry in value.entries.items()}
+        if out is not None and out != keywords:
+            return None
+        out = keywords
+    return out
 
 
 def _unbound_vid_reads(fn: Function, launch: Launch) -> List[ast.Name]:

@@ -1,8 +1,9 @@
 """The data the kernel model is made of.
 
 The builder (``build.py``) fills these in one walk over the module; the
-resolver (``resolve.py``) answers questions about them (what does this name
-hold, which kernels does this call produce, which configs reach a kernel).
+resolver (``resolve.py``) and the evaluator (``evaluate/``) answer questions
+about them (what does this name hold, which kernels does this call produce,
+which configs reach a kernel).
 Rules only read the finished ``FileModel`` (``model.py``).
 
 Plain classes with ``__slots__`` rather than dataclasses: creating a

@@ -276,9 +276,10 @@ def _pure_vector(kernel) -> bool:
     confidence="high",
     summary="`tilelang.lower(...)` outside any PassContext: every Ascend switch is off",
     what="""
-Reports `tilelang.lower(...)` / `tilelang.engine.lower(...)` that is not
-lexically inside `with tvm.transform.PassContext(config=...)` (or
-`tilelang.transform.PassContext`). Opt-in.
+Reports `tilelang.lower(...)` / `tilelang.engine.lower(...)` that runs with
+no `tvm.transform.PassContext` (or `tilelang.transform.PassContext`) entered:
+not inside its `with`, nor in a function the module calls from inside one.
+The `kernels` inventory shows such a site with every switch off. Opt-in.
 """,
     why="""
 `lower()` takes no `pass_configs`: it reads the ambient PassContext, so
@@ -289,8 +290,9 @@ for a consistent Expert kernel, which is why this is information only.
     fix="Wrap the call: `with tvm.transform.PassContext(opt_level=3, config=PASS_CONFIGS): "
         "tilelang.lower(func)`.",
     known_false_positives="""
-A caller that enters the PassContext in another function is not seen; the
-rule only looks at the lexical `with`.
+A function nothing in the module calls is read as called with no
+PassContext entered: a caller in another module that enters one around it is
+not seen.
 """,
     references="`tilelang/engine/lower.py:193-233`; tile-ai/tilelang-ascend #1816, #1824.",
     default_enabled=False,
@@ -299,7 +301,7 @@ def lower_without_pass_context(model) -> Iterator[Report]:
     if not model.is_ascend:  # upstream (CUDA) TileLang has other keys and no Ascend pipeline
         return
     for site in model.sites:
-        if site.site.kind == "lower" and site.site.pass_context is None:
+        if site.outside_pass_context:
             yield report(
                 site.site.node,
                 "`tilelang.lower(...)` outside any PassContext compiles with every TL_ASCEND_* switch off",

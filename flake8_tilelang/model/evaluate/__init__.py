@@ -1,0 +1,34 @@
+"""A small abstract interpreter for the user's own module code.
+
+The module's statements run in order, abstractly: values are Python
+constants, dicts (``DictV``), tuples/lists, functions (``FuncV``, closures with
+their defaults), partials, classes, instances, modules and TileLang objects
+(``LibV``: ``tilelang.jit``, ``T.prim_func``, ``PassConfigKey``), prim_funcs
+(``KernelV``, with the frame they were defined in), or ``UNKNOWN``. Nothing is
+imported or executed for real.
+
+- Branches on known values take one side; on unknown values both sides run
+  and the results are joined (a value both sides agree on survives, anything
+  else becomes unknown). A mutation made where it is not certain to happen
+  makes the mutated key unknown instead of setting it.
+- Functions run when they are called with the arguments of the call; a
+  function nothing in the module calls runs once with unknown arguments, so
+  compile sites inside it are seen too.
+- ``tilelang.compile`` reads its config where it is called; a jit decorator
+  keeps the dict object and reads it when the kernel is compiled (after the
+  module has run).
+- Bounded: statements executed, call depth, loop unrolling, container
+  sizes. When the budget runs out the evaluator stops answering and the
+  model falls back to its static answers.
+
+Uncertain is silent: ``UNKNOWN`` never makes a rule fire.
+"""
+from .budget import MAX_DEPTH, MAX_LEN, MAX_STEPS, MAX_UNROLL
+from .evaluator import Evaluator
+from .library import Event
+from .values import UNKNOWN, DictV, KernelV, Module, export, join, kernel_values, plain, truth
+
+__all__ = [
+    "DictV", "Evaluator", "Event", "KernelV", "MAX_DEPTH", "MAX_LEN", "MAX_STEPS", "MAX_UNROLL", "Module",
+    "UNKNOWN", "export", "join", "kernel_values", "plain", "truth",
+]

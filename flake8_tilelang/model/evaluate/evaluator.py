@@ -1,0 +1,226 @@
+"""The evaluator: runs one module abstractly, once, and answers what its
+names hold."""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional
+
+from ..nodes import Function, Scope
+from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
+from .frames import Abrupt, Frame
+from .library import Event
+from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
+from .calls import Calls
+from .expressions import Expressions
+from .library import Library
+from .statements import Statements
+
+
+class Evaluator(Statements, Expressions, Calls, Library):
+    """Runs one module abstractly (once) and answers what names hold."""
+
+    def __init__(self, builder, resolver):
+        self.b = builder
+        self.resolver = resolver
+        self.filename = builder.filename
+        self.by_node: Dict[int, Function] = {id(f.node): f for f in builder.functions}
+        self.classes_by_node: Dict[int, Scope] = {}
+        stack = [builder.module] + list(builder.functions)
+        while stack:
+            s = stack.pop()
+            for cls in s.classes.values():
+                if id(cls.node) not in self.classes_by_node:
+                    self.classes_by_node[id(cls.node)] = cls
+                    stack.append(cls)
+        self.steps = 0
+        body = builder.tree.body
+        lines = (getattr(body[-1], "end_lineno", None) or 0) if body else 0
+        self.max_steps = MAX_STEPS + STEPS_PER_LINE * lines  # a long module may run longer
+        self.depth = 0
+        self.exhausted = False
+        self.token = 0  # the innermost uncertain branch (0: certain)
+        self.next_token = 0
+        self.events: List[Event] = []
+        self.executed: set = set()  # ids of Functions that ran
+        self.module_frame: Optional[Frame] = None
+        self.running = False
+        self.done = False
+        self.quiet = False
+        self.cyclic = False  # imports a module that (indirectly) imports it back
+        self.phase = "module"
+        self.local_names: Dict[int, set] = {}
+        self.loops: list = []  # innermost last: {"break": [states], "continue": [states]}
+        self.sizes: dict = {}
+        self.loop_names: dict = {}  # id(loop) -> (names it assigns, names it mutates)  # id(tuple) -> (tuple, its size): see budget.size_of
+        # PassContexts entered around the code running now, innermost last:
+        # a PassContextV, or UNKNOWN for a context manager that may enter one
+        self.contexts: list = []
+        # id(prim_func) -> the frames its def ran in (one per way it was made),
+        # None in the list when there were too many to keep
+        self.kernel_frames: Dict[int, list] = {}
+
+    # -- driver ------------------------------------------------------------
+    def run(self) -> "Evaluator":
+        if self.done or self.running:
+            return self
+        self.running = True
+        frame = Frame("module", None, None, self.b.module)
+        frame.vars["__name__"] = UNKNOWN
+        self.module_frame = frame
+        try:
+            try:
+                self.block(self.b.tree.body, frame)
+            except Abrupt:
+                pass
+            self.phase = "post"
+            self.settle_factories()
+            # configs a jit decorator holds are read when the kernel compiles
+            for event in self.events:
+                if isinstance(event.config, DictV):
+                    event.config = self.to_config(event.config)
+            self.sweep()
+            self.settle_factories()
+        except (Budget, RecursionError):
+            self.exhausted = True
+        except Exception:  # a form this evaluator mishandles: the model's static answers stand
+            self.exhausted = True
+        self.running = False
+        self.done = True
+        self.events = [e for e in self.events if not e.superseded]
+        for event in self.events:
+            if isinstance(event.config, DictV):
+                event.config = self.to_config(event.config)
+            if isinstance(event.kernels, tuple):
+                event.kernels = UNKNOWN
+            if event.called and isinstance(event.kernels, list):
+                event.kernels = list(dict.fromkeys(event.called + event.kernels))
+        return self
+
+    def settle_factories(self) -> None:
+        """jit factories: the kernels they return (arguments unknown, read at call time)."""
+        for _ in range(4):
+            pending = [e for e in self.events if isinstance(e.kernels, tuple)]
+            if not pending:
+                return
+            for event in pending:
+                event.kernels = self.kernels_from_factory(event.kernels[0])
+
+    def sweep(self) -> None:
+        """Run the functions nothing in the module ran, with unknown arguments:
+        first the ones nothing calls by name (entry points, tests), then the rest."""
+        called = set()
+        for scope in [self.b.module] + list(self.b.functions):
+            for call in scope.local_calls:
+                f = call.func
+                called.add(f.id if isinstance(f, ast.Name) else getattr(f, "attr", None))
+        roots = [f for f in self.b.functions if not f.is_prim_func and not f.is_macro
+                 and (f.parent is self.b.module or (f.parent is not None and f.parent.kind == "class"))]
+        for second in (False, True):
+            for fn in roots:
+                if id(fn) in self.executed or (not second and fn.name in called):
+                    continue
+                self.next_token += 1
+                saved, self.token = self.token, self.next_token
+                try:
+                    self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
+                except Abrupt:
+                    pass
+                finally:
+                    self.token = saved
+
+    def func_value(self, fn: Function) -> FuncV:
+        closure = self.module_frame
+        return FuncV(fn, closure, {}, self)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise Budget()
+
+    def fork_token(self) -> int:
+        self.next_token += 1
+        return self.next_token
+
+    def deref(self, value):
+        """A name imported from the user's project, or a call of one, followed
+        only when its value is needed (a test helper from another module is
+        never read if nothing uses what it returns)."""
+        if isinstance(value, LazyCallV):
+            if value.result is PENDING:
+                value.result = UNKNOWN  # re-entrance guard
+                func = self.deref(value.func)
+                value.result = self.deref(self.call_value(func, value.args, value.kwargs, value.node,
+                                                          self.module_frame)) if func is not UNKNOWN else UNKNOWN
+            return value.result
+        if isinstance(value, ImportV):
+            value = self.resolve_import(value.q, value)
+            if isinstance(value, (ImportV, LazyCallV)):
+                return UNKNOWN
+        return value
+
+    def precise(self, obj) -> bool:
+        return getattr(obj, "token", 0) == self.token
+
+    def kernel_frame(self, fn: Function, closure) -> None:
+        if self.quiet:
+            return
+        frames = self.kernel_frames.setdefault(id(fn), [])
+        if closure in frames or None in frames:
+            return
+        frames.append(closure if len(frames) < 16 else None)
+
+    def locals_of(self, fn: Function) -> set:
+        """The names local to a function (bound anywhere in it)."""
+        names = self.local_names.get(id(fn))
+        if names is None:
+            names = set(fn.params) | set(fn.assigns) | set(fn.functions) | set(fn.classes) | set(fn.imports)
+            names -= fn.globals
+            self.local_names[id(fn)] = names
+        return names
+
+    # -- questions from the model -------------------------------------------
+    def value_in(self, expr: ast.expr, scope, closure=None):
+        """``expr`` as written in ``scope`` (a function of this module, or the
+        module), read once the module has run: names bound in ``scope`` and
+        in the functions around it are unknown, module names hold their final
+        values. ``closure``, when given, is the frame ``scope``'s def ran in
+        (one way a kernel was made): only ``scope``'s own names are unknown."""
+        if self.module_frame is None or self.exhausted:
+            return UNKNOWN
+        chain = []
+        s = scope
+        while s is not None and s is not self.b.module:
+            if isinstance(s, Function):
+                chain.append(s)
+                if closure is not None:
+                    break
+            s = s.parent
+        frame = closure if closure is not None else self.module_frame
+        for fn in reversed(chain):
+            frame = Frame("function", frame, frame.module, fn, self.locals_of(fn))
+            frame.globals = set(fn.globals)
+        return self.eval_static(expr, frame)
+
+    def final(self, name: str):
+        if self.module_frame is None:
+            return UNKNOWN
+        return self.deref(self.module_frame.vars.get(name, UNKNOWN))
+
+    def eval_static(self, expr: ast.expr, closure=None):
+        """An expression of a kernel, evaluated with the frame its prim_func
+        was defined in (or the module's final state); names the kernel binds
+        itself are unknown."""
+        frame = closure if closure is not None else self.module_frame
+        if frame is None or self.exhausted:
+            return UNKNOWN
+        saved = (self.token, self.steps, self.quiet)
+        self.token = -1  # nothing outside is mutated from here
+        self.steps = self.max_steps - 300
+        self.quiet = True  # compile sites reached from here are not recorded again
+        try:
+            return self.deref(self.expr(expr, frame))
+        except Exception:  # Budget, Abrupt, RecursionError, anything unforeseen
+            return UNKNOWN
+        finally:
+            self.token, self.steps, self.quiet = saved
+

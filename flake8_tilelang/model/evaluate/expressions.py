@@ -1,0 +1,449 @@
+"""Expressions: names, operators, comparisons, displays, comprehensions,
+subscripts, attributes and names imported from the user's other modules."""
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Optional
+
+from ... import constants as C
+from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits, size_of
+from .frames import Abrupt, Frame
+from .values import (
+    MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
+    LibV, Module, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
+)
+
+BUILTINS = frozenset({
+    "dict", "getattr", "hasattr", "len", "range", "tuple", "list", "bool", "int", "str", "float",
+    "print", "isinstance", "sorted", "enumerate", "zip", "min", "max", "abs", "set", "frozenset",
+    "staticmethod", "classmethod", "property", "super", "type", "object", "Exception", "ValueError",
+    "RuntimeError", "TypeError", "KeyError", "NotImplementedError", "AssertionError", "ImportError",
+    "ModuleNotFoundError", "AttributeError", "SystemExit", "reversed", "any", "all", "iter", "next",
+    "True", "False", "None", "open", "vars", "id", "hash", "repr", "format", "round", "divmod", "pow",
+    "map", "filter", "sum", "callable", "setattr", "delattr", "globals", "locals", "input", "exit", "quit",
+})
+BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Div: operator.truediv, ast.BitAnd: operator.and_, ast.BitXor: operator.xor,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_, ast.Pow: operator.pow,
+}
+COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+class Expressions:
+    """Mixin of ``Evaluator``: evaluating expressions."""
+
+    # -- names ---------------------------------------------------------------
+    def lookup(self, name: str, frame: Frame):
+        f: Optional[Frame] = frame
+        first = True
+        while f is not None:
+            if f.kind == "class" and not first:
+                f = f.parent
+                continue
+            first = False
+            if name in f.globals:
+                f = f.module
+                continue
+            if name in f.vars:
+                return f.vars[name]
+            if f.locals is not None and name in f.locals:
+                return UNKNOWN  # local, not (certainly) bound yet
+            if f.star_unknown:
+                return UNKNOWN  # maybe bound by a star import that could not be read
+            f = f.parent
+        if name in BUILTINS:
+            if name in ("True", "False", "None"):
+                return {"True": True, "False": False, "None": None}[name]
+            return LibV(name)
+        return UNKNOWN
+
+    # -- expressions ---------------------------------------------------------
+    def expr(self, node, frame: Frame):
+        if node is None:
+            return None
+        t = type(node)
+        if t is ast.Constant:
+            return node.value
+        if t is ast.Name:
+            return self.lookup(node.id, frame)
+        if t is ast.Attribute:
+            return self.getattr_(self.expr(node.value, frame), node.attr)
+        if t is ast.Call:
+            return self.call(node, frame)
+        if t is ast.Dict:
+            return self.dict_display(node, frame)
+        if t in (ast.Tuple, ast.List):
+            items = []
+            for e in node.elts:
+                if isinstance(e, ast.Starred):
+                    seq = self.iterate(self.expr(e.value, frame))
+                    if seq is None:
+                        return UNKNOWN
+                    items.extend(seq)
+                else:
+                    items.append(self.expr(e, frame))
+            return self.bounded(tuple(items) if t is ast.Tuple else mklist(items, self.token))
+        if t is ast.Subscript:
+            return self.subscript(self.expr(node.value, frame), self.expr(node.slice, frame))
+        if t is ast.BinOp:
+            return self.binop(node.op, self.expr(node.left, frame), self.expr(node.right, frame))
+        if t is ast.UnaryOp:
+            v = self.expr(node.operand, frame)
+            if isinstance(node.op, ast.Not):
+                tv = truth(v)
+                return UNKNOWN if tv is UNKNOWN else (not tv)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) or type(v) is bool:
+                try:
+                    return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[
+                        type(node.op)](v)
+                except Exception:
+                    return UNKNOWN
+            return UNKNOWN
+        if t is ast.BoolOp:
+            is_and = isinstance(node.op, ast.And)
+            result = UNKNOWN
+            for i, e in enumerate(node.values):
+                v = self.expr(e, frame)
+                tv = truth(v)
+                if tv is UNKNOWN:
+                    return UNKNOWN
+                result = v
+                if (is_and and not tv) or (not is_and and tv):
+                    return v
+            return result
+        if t is ast.Compare:
+            return self.compare(node, frame)
+        if t is ast.IfExp:
+            test = truth(self.deref(self.expr(node.test, frame)))
+            if test is True:
+                return self.expr(node.body, frame)
+            if test is False:
+                return self.expr(node.orelse, frame)
+            saved = self.token
+            self.token = self.fork_token()
+            try:
+                a = self.expr(node.body, frame)
+                self.token = self.fork_token()
+                b = self.expr(node.orelse, frame)
+            finally:
+                self.token = saved
+            return join(a, b)
+        if t is ast.NamedExpr:
+            value = self.expr(node.value, frame)
+            self.assign(node.target, value, frame, node.value)
+            return value
+        if t in (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp):
+            return self.comprehension(node, frame)
+        if t is ast.Lambda:
+            args = node.args
+            positional = list(args.posonlyargs) + list(args.args)
+            defaults = {a.arg: self.expr(d, frame)
+                        for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+            return LambdaV(node, frame, defaults)
+        if t is ast.JoinedStr:
+            parts = []
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value))
+                elif isinstance(v, ast.FormattedValue) and v.format_spec is None and v.conversion == -1:
+                    x = self.expr(v.value, frame)
+                    if not isinstance(x, (str, int)) or isinstance(x, bool) or \
+                            (isinstance(x, int) and x.bit_length() > 4 * MAX_LEN):
+                        return UNKNOWN
+                    parts.append(str(x))
+                else:
+                    return UNKNOWN
+            s = "".join(parts)
+            return s if len(s) <= MAX_LEN else UNKNOWN
+        return UNKNOWN
+
+    def dict_display(self, node: ast.Dict, frame: Frame):
+        result = DictV(self.token)
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                other = self.expr(v, frame)
+                self.merge_into(result, other)
+                continue
+            key = self.expr(k, frame)
+            value = self.expr(v, frame)
+            if key is UNKNOWN or not hashable(key):
+                spoil(result)
+                continue
+            result.entries[key] = (value, k, v, self.filename)
+        return self.bounded(result)
+
+    def merge_into(self, result: DictV, other) -> None:
+        other = self.deref(other)
+        if isinstance(other, DictV):
+            result.entries.update(other.entries)
+            if not other.complete:
+                result.complete = False
+                for k, e in list(result.entries.items()):
+                    if k not in other.entries:
+                        result.entries[k] = (UNKNOWN,) + tuple(e[1:])
+        else:
+            spoil(result)
+
+    def comprehension(self, node, frame: Frame):
+        inner = Frame("function", frame, frame.module, None, set())
+        inner.vars = {}
+        out: list = []
+        result = DictV(self.token) if isinstance(node, ast.DictComp) else None
+        count = [0]
+
+        def run(i: int) -> bool:
+            if i == len(node.generators):
+                count[0] += 1
+                if count[0] > MAX_UNROLL:
+                    return False
+                if result is not None:
+                    key = self.expr(node.key, inner)
+                    value = self.expr(node.value, inner)
+                    if key is UNKNOWN or not hashable(key):
+                        return False
+                    result.entries[key] = (value, node, node.value, self.filename)
+                else:
+                    out.append(self.expr(node.elt, inner))
+                return True
+            gen = node.generators[i]
+            items = self.iterate(self.expr(gen.iter, inner if i else frame))
+            if items is None or gen.is_async:
+                return False
+            for item in items:
+                self.tick()
+                self.assign(gen.target, item, inner)
+                keep = True
+                for cond in gen.ifs:
+                    tv = truth(self.expr(cond, inner))
+                    if tv is UNKNOWN:
+                        return False
+                    if not tv:
+                        keep = False
+                        break
+                if keep and not run(i + 1):
+                    return False
+            return True
+
+        if not run(0):
+            return UNKNOWN
+        if result is not None:
+            return self.bounded(result)
+        if isinstance(node, ast.ListComp):
+            return self.bounded(mklist(out, self.token))
+        return self.bounded(tuple(out))
+
+    def subscript(self, obj, key):
+        obj = self.deref(obj)
+        if isinstance(obj, LibV) and obj.q in C.PASS_CONFIG_KEY_CLASSES and isinstance(key, str):
+            return self.getattr_(obj, key)  # PassConfigKey["TL_ASCEND_AUTO_SYNC"]
+        if isinstance(obj, DictV):
+            if not hashable(key) or key is UNKNOWN:
+                return UNKNOWN
+            entry = obj.entries.get(key)
+            if entry is None and obj.complete:
+                raise Abrupt("raise")  # KeyError
+            return entry[0] if entry is not None else UNKNOWN
+        if isinstance(obj, ClassV) and obj.kind == "enum" and not obj.opaque and isinstance(key, str):
+            return obj.members.get(key, UNKNOWN)  # Mode["EXPERT"]
+        if isinstance(obj, (tuple, list, str)) and (isinstance(obj, str) or seq_known(obj)):
+            if type(key) is int:
+                try:
+                    return obj[key]
+                except IndexError:
+                    raise Abrupt("raise") from None
+            if isinstance(key, slice):
+                return UNKNOWN
+        return UNKNOWN
+
+    def binop(self, op, a, b):
+        a, b = self.deref(a), self.deref(b)
+        if isinstance(op, ast.BitOr) and isinstance(a, DictV) and isinstance(b, DictV):
+            result = a.copy(self.token)
+            self.merge_into(result, b)
+            return result
+        if isinstance(a, PLAIN) and isinstance(b, PLAIN) and type(op) in BINOPS:
+            if isinstance(op, ast.Pow) and (not isinstance(b, int) or abs(b) > 64):
+                return UNKNOWN
+            if isinstance(op, (ast.LShift,)) and isinstance(b, int) and b > 64:
+                return UNKNOWN
+            if not _plain_result_fits(op, a, b):
+                return UNKNOWN  # judged before computing: the result could be huge
+            try:
+                result = BINOPS[type(op)](a, b)
+            except Exception:
+                return UNKNOWN
+            if isinstance(result, (str, bytes)) and len(result) > MAX_LEN:
+                return UNKNOWN
+            return result
+        if isinstance(op, ast.Add) and seq_known(a) and seq_known(b) and type(a) is type(b):
+            if len(a) + len(b) > MAX_LEN or self.size(a) + self.size(b) > MAX_SIZE:
+                return UNKNOWN
+            return tuple(a) + tuple(b) if isinstance(a, tuple) else mklist(list(a) + list(b), self.token)
+        return UNKNOWN
+
+    def size(self, value) -> int:
+        return size_of(value, self.sizes)
+
+    def bounded(self, value):
+        """``value``, or UNKNOWN when it is over the size budget."""
+        return value if size_of(value, self.sizes) <= MAX_SIZE else UNKNOWN
+
+    def compare(self, node: ast.Compare, frame: Frame):
+        left = self.deref(self.expr(node.left, frame))
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.deref(self.expr(right_node, frame))
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                if left is UNKNOWN or right is UNKNOWN:
+                    return UNKNOWN
+                if isinstance(left, PLAIN) and isinstance(right, PLAIN) and \
+                        (left is None or right is None or type(left) is bool or type(right) is bool):
+                    ok = (left is right) == isinstance(op, ast.Is)
+                else:
+                    return UNKNOWN
+            elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, DictV):
+                if not hashable(left) or left is UNKNOWN:
+                    return UNKNOWN
+                if left in right.entries:
+                    ok = True
+                elif right.complete:
+                    ok = False
+                else:
+                    return UNKNOWN
+                ok = ok if isinstance(op, ast.In) else not ok
+            elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, EnumMemberV) and seq_known(right):
+                # `member in (Feature.SYNC, ...)`: members are equal only to themselves
+                # (a member of a str/int mixin enum may equal a plain value: unknown)
+                if any(x is UNKNOWN or not (isinstance(x, EnumMemberV) or plain(x)) for x in right) or \
+                        (left.cls.opaque and any(not isinstance(x, EnumMemberV) for x in right)):
+                    return UNKNOWN
+                ok = any(x is left for x in right) == isinstance(op, ast.In)
+            else:
+                if not (plain(left) and plain(right)) or type(op) not in COMPARE:
+                    if isinstance(op, (ast.Eq, ast.NotEq)) and comparable_ref(left) and comparable_ref(right):
+                        ok = (left == right) == isinstance(op, ast.Eq)
+                    else:
+                        return UNKNOWN
+                else:
+                    try:
+                        ok = bool(COMPARE[type(op)](left, right))
+                    except Exception:
+                        return UNKNOWN
+            if not ok:
+                return False
+            left = right
+        return True
+
+    # -- attributes ----------------------------------------------------------
+    def getattr_(self, obj, attr: str):
+        if isinstance(obj, LibV):
+            if obj.q in C.PASS_CONFIG_KEY_CLASSES:
+                value = C.PASS_CONFIG_ENUM.get(attr)
+                return value if value is not None else BadKey(attr)
+            return LibV(obj.q + "." + attr)
+        if isinstance(obj, ImportV):
+            return ImportV(obj.q + "." + attr, obj.ev)  # followed when used
+        if isinstance(obj, LazyCallV):
+            obj = self.deref(obj)
+        if isinstance(obj, str):
+            if attr == "value" and obj in C.KNOWN_KEYS:
+                return obj
+            return BoundV(LibV("str." + attr), obj)
+        if isinstance(obj, BadKey):
+            return obj if attr == "value" else UNKNOWN
+        if isinstance(obj, DictV):
+            return BoundV(LibV("dict." + attr), obj)
+        if isinstance(obj, list):
+            return BoundV(LibV("list." + attr), obj)
+        if isinstance(obj, ClassV):
+            value = obj.lookup(attr)
+            if value is MISSING:
+                return UNKNOWN
+            if isinstance(value, FuncV) and value.kind == "class":
+                return BoundV(value, obj)
+            return value
+        if isinstance(obj, EnumMemberV):
+            if attr == "value":
+                return obj.value
+            if attr == "name":
+                return obj.name
+            return UNKNOWN
+        if isinstance(obj, InstanceV):
+            if attr in obj.attrs:
+                return obj.attrs[attr]
+            value = obj.cls.lookup(attr)
+            if isinstance(value, FuncV):
+                if value.kind == "static":
+                    return value
+                if value.kind == "property":
+                    return UNKNOWN
+                return BoundV(value, obj.cls if value.kind == "class" else obj)
+            if value is MISSING or obj.opaque:
+                return UNKNOWN  # an attribute its constructor (or a base's) may have set
+            return value
+        if isinstance(obj, Module):
+            return obj.get(attr)
+        return UNKNOWN
+
+    def resolve_import(self, q: str, via: Optional[ImportV] = None):
+        """A name imported from the user's project: its value at the end of
+        that module's evaluation (unknown when it cannot be followed)."""
+        resolver = self.resolver
+        try:
+            found = resolver.loader.split(q, self.filename)
+        except Exception:
+            return UNKNOWN
+        if found is None:
+            return ImportV(q, self) if via is None else UNKNOWN
+        path, rest = found
+        loader = resolver.loader
+        if path in loader.loading:
+            # an import cycle: every module on it is unknown (Python fails the import)
+            for p in loader.loading[max(1, loader.loading.index(path)):]:
+                r = loader.resolvers.get(p)
+                if r is not None and r.module_evaluator is not None:
+                    r.module_evaluator.cyclic = True
+            return UNKNOWN
+        if len(loader.loading) >= 8:
+            return UNKNOWN
+        other = loader.resolver_for(path)
+        if other is None:
+            return UNKNOWN
+        loader.loading.append(path)
+        try:
+            ev = other.evaluator()
+            if ev is None or ev.module_frame is None or ev.exhausted or ev.cyclic:
+                return UNKNOWN
+            value = Module(ev)
+            for name in rest:
+                value = ev.getattr_(value, name)
+            return value
+        finally:
+            loader.loading.pop()
+
+
+
+_INT_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Pow: "pow", ast.LShift: "lshift"}
+
+
+def _plain_result_fits(op, a, b) -> bool:
+    """Whether ``a <op> b`` on constants stays within the value budget,
+    judged from the operands alone."""
+    if type(a) in (int, bool) and type(b) in (int, bool):
+        return int_result_fits(_INT_OPS.get(type(op), "other"), a, b)
+    text = (str, bytes)
+    if isinstance(op, ast.Mult) and (isinstance(a, text) or isinstance(b, text)):
+        n = b if isinstance(a, text) else a
+        return type(n) in (int, bool) and n * max(len(a) if isinstance(a, text) else 1,
+                                                   len(b) if isinstance(b, text) else 1) <= MAX_LEN
+    if isinstance(op, ast.Mod) and isinstance(a, text):
+        return format_fits(a if isinstance(a, str) else a.decode("latin-1"))
+    if isinstance(op, ast.Add) and isinstance(a, text) and isinstance(b, text):
+        return len(a) + len(b) <= MAX_LEN
+    if isinstance(op, ast.Pow) and isinstance(a, float) and type(b) in (int, bool):
+        return True  # float powers overflow (OverflowError), they do not grow
+    return True

@@ -1,0 +1,30 @@
+"""Where names live while code runs (frames) and how a block is left early."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ..nodes import Scope
+
+class Abrupt(Exception):
+    """return / raise / break / continue leaving a block for certain."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+
+class Frame:
+    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "star_unknown")
+
+    def __init__(self, kind: str, parent: Optional["Frame"], module: Optional["Frame"],
+                 fn: Optional[Scope] = None, local_names=None):
+        self.kind = kind  # "module", "function", "class"
+        self.vars: Dict[str, object] = {}
+        self.parent = parent
+        self.module = module if module is not None else self
+        self.fn = fn
+        self.locals = local_names  # names local to a function (unbound reads are unknown)
+        self.globals: set = set()
+        self.returns: List[object] = []
+        # a star import of a module that could not be read: any name may be bound
+        self.star_unknown = False
+

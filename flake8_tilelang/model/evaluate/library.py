@@ -1,0 +1,343 @@
+"""The library surface: ``tilelang.jit``, ``tilelang.compile``,
+``T.prim_func``, ``PassConfigKey``, ``tilelang.autotune``, the Python builtins
+and ``functools.partial``; compile sites are recorded as ``Event``s."""
+from __future__ import annotations
+
+import ast
+from typing import Dict
+
+from ... import constants as C
+from ..build import canonical_prim
+from ..config import LOWER_OUTSIDE_PASS_CONTEXT, Entry, PassConfig
+from ..nodes import Function
+from .budget import MAX_LEN, MAX_UNROLL
+from .frames import Abrupt, Frame
+from .values import (
+    KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
+    EnumMemberV, InstanceV, LibV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, kernels_of, mklist, plain, raw_of, seq_known, spoil,
+)
+
+# names whose values are never looked up in the user's project
+DENY = C.THIRD_PARTY_ROOTS | C.STDLIB_ROOTS
+LIBRARY_ROOTS = frozenset({
+    "tilelang", "tvm", "torch", "torch_npu", "numpy", "functools", "os", "sys", "math", "argparse",
+    "random", "itertools", "typing", "dataclasses", "enum", "collections", "json", "time", "pathlib", "attr", "attrs",
+})
+
+
+class Event:
+    """A compile site reached during evaluation."""
+
+    __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin", "called", "desc",
+                 "outside_pass_context", "superseded")
+
+    def __init__(self, kind: str, node: ast.AST, config, kernels, function, label: str, origin):
+        self.kind = kind  # "jit", "jit-call", "compile"
+        self.node = node
+        self.config = config  # DictV, None (no pass_configs), UNKNOWN, or a PassConfig once settled
+        self.kernels = kernels  # list of KernelV, or UNKNOWN
+        self.function = function  # the factory Function (jit)
+        self.label = label
+        self.origin = origin  # the pass_configs expression, or the site
+        # kernels the jitted factory returned where the module calls it with its arguments
+        self.called: list = []
+        self.desc = ""  # how the config's origin is named, when not "pass_configs of the <label>"
+        # a lower() reached with no PassContext entered: every switch off
+        self.outside_pass_context = False
+        # a jit decorator's own site once the module has certainly called the factory:
+        # the compiles are those calls
+        self.superseded = False
+
+
+
+class Library:
+    """Mixin of ``Evaluator``: calls of library names, compile sites."""
+
+    # -- library calls -------------------------------------------------------
+    def library(self, q: str, args: tuple, kwargs, node, frame: Frame):
+        if q in C.JIT_NAMES:
+            unknown = KW_UNKNOWN in kwargs
+            kw = {k: v for k, v in kwargs.items() if k is not KW_UNKNOWN}
+            if args:
+                return self.jit(args[0], kw, unknown, node, "jit-call")
+            return JitDecoV(kw, node, unknown)
+        if q in C.AUTOTUNE_NAMES:
+            return PassDecoV() if not args else args[0]
+        if q in C.COMPILE_NAMES:
+            target = args[0] if args else kwargs.get("func", (UNKNOWN,))[0]
+            self.record("compile", node, kwargs, target, None, "tilelang.compile call")
+            return UNKNOWN
+        prim = canonical_prim(q)
+        if prim == "prim_func":
+            if len(args) == 1 and isinstance(args[0], FuncV):
+                self.kernel_frame(args[0].fn, args[0].closure)
+                return KernelV(args[0].fn, args[0].closure)
+            return UNKNOWN
+        if q in C.PASS_CONTEXT_NAMES:
+            return self.pass_context(args, kwargs, node)
+        if q in C.LOWER_NAMES:
+            self.lower(node, args[0] if args else kwargs.get("func", (UNKNOWN,))[0])
+            return UNKNOWN
+        if q == "functools.wraps" and len(args) == 1:
+            return PassDecoV()  # copies the wrapped function's name and docstring, nothing else
+        if q == "functools.partial" and args:
+            return PartialV(args[0], tuple(args[1:]), dict(kwargs))
+        if q == "dict":
+            result = DictV(self.token)
+            for a in args:
+                if isinstance(a, DictV):
+                    self.merge_into(result, a)
+                else:
+                    seq = self.iterate(a)
+                    if seq is None:
+                        spoil(result)
+                        continue
+                    for pair in seq:
+                        if isinstance(pair, tuple) and len(pair) == 2 and hashable(pair[0]) \
+                                and pair[0] is not UNKNOWN:
+                            result.entries[pair[0]] = (pair[1], node, None, self.filename)
+                        else:
+                            spoil(result)
+            for k, (v, vnode) in kwargs.items():
+                if k is KW_UNKNOWN:
+                    spoil(result)
+                else:
+                    result.entries[k] = (v, vnode, vnode, self.filename)
+            return result
+        if q in ("setattr", "delattr") and len(args) == (3 if q == "setattr" else 2) and not kwargs:
+            if isinstance(args[1], str):
+                self.set_attr(args[0], args[1], args[2] if q == "setattr" else UNKNOWN)
+            else:
+                havoc(self.deref(args[0]))
+            return None
+        if q in C.PASS_CONFIG_KEY_CLASSES and len(args) == 1 and not kwargs:
+            # PassConfigKey("tl.ascend_auto_sync"): the member with that value (a str enum)
+            return args[0] if isinstance(args[0], str) and args[0] in C.KNOWN_KEYS else UNKNOWN
+        if q == "getattr" and len(args) >= 2 and isinstance(args[1], str):
+            value = self.getattr_(args[0], args[1])
+            if isinstance(value, BadKey) and len(args) > 2:
+                return args[2]
+            return value
+        if q == "hasattr" and len(args) == 2 and isinstance(args[1], str):
+            obj = args[0]
+            if isinstance(obj, LibV) and obj.q in C.PASS_CONFIG_KEY_CLASSES:
+                return args[1] in C.PASS_CONFIG_ENUM
+            if isinstance(obj, ClassV):
+                return True if args[1] in obj.attrs else UNKNOWN
+            return UNKNOWN
+        if q == "dict.fromkeys" and 1 <= len(args) <= 2 and not kwargs:
+            seq = self.iterate(args[0])
+            if seq is None or not all(hashable(k) and k is not UNKNOWN for k in seq):
+                return UNKNOWN
+            value = args[1] if len(args) > 1 else None
+            return DictV(self.token, {k: (value, node, None, self.filename) for k in seq})
+        if q in ("zip", "enumerate") and args and not kwargs:
+            seqs = [self.iterate(a) for a in args]
+            if any(x is None for x in seqs) or (q == "enumerate" and len(seqs) != 1):
+                return UNKNOWN
+            return self.bounded(tuple(enumerate(seqs[0])) if q == "enumerate" else tuple(zip(*seqs)))
+        if q in ("tuple", "list") and len(args) <= 1:
+            if not args:
+                return () if q == "tuple" else mklist([], self.token)
+            seq = self.iterate(args[0])
+            if seq is None:
+                return UNKNOWN
+            return self.bounded(tuple(seq) if q == "tuple" else mklist(seq, self.token))
+        if q == "len" and len(args) == 1:
+            a = args[0]
+            if isinstance(a, str) or seq_known(a):
+                return len(a)
+            if isinstance(a, DictV) and a.complete:
+                return len(a.entries)
+            return UNKNOWN
+        if q == "range" and 1 <= len(args) <= 3 and all(type(a) is int for a in args):
+            try:
+                r = range(*args)
+                return tuple(r) if len(r) <= MAX_UNROLL else UNKNOWN
+            except (ValueError, OverflowError):  # a zero step; a length past sys.maxsize
+                return UNKNOWN
+        if q in ("bool", "int", "str", "float") and len(args) == 1 and isinstance(args[0], PLAIN):
+            if q == "int" and isinstance(args[0], (str, bytes)) and len(args[0]) > MAX_LEN:
+                return UNKNOWN
+            try:
+                value = {"bool": bool, "int": int, "str": str, "float": float}[q](args[0])
+            except Exception:
+                return UNKNOWN
+            return value if not isinstance(value, str) or len(value) <= MAX_LEN else UNKNOWN
+        if q == "dataclasses.replace" and len(args) == 1:
+            # a copy with some fields changed (through the constructor: __post_init__ runs)
+            obj = self.deref(args[0])
+            if not isinstance(obj, InstanceV) or obj.opaque or obj.cls.kind != "dataclass" \
+                    or any(k not in obj.cls.fields for k in kwargs):
+                return UNKNOWN
+            fields = {name: (obj.attrs.get(name, UNKNOWN), node) for name in obj.cls.fields}
+            fields.update(kwargs)
+            return self.construct(obj.cls, (), fields, node)
+        if q == "type" and len(args) == 1 and not kwargs:
+            if isinstance(args[0], InstanceV):
+                return args[0].cls
+            if isinstance(args[0], EnumMemberV):
+                return args[0].cls
+            return UNKNOWN
+        if q == "print":
+            return None
+        return UNKNOWN
+
+    # -- PassContext and lower -----------------------------------------------
+    def pass_context(self, args: tuple, kwargs, node) -> PassContextV:
+        """``PassContext(opt_level, required_pass, disabled_pass, instruments,
+        config)``: the config is copied into the context when it is made."""
+        if KW_UNKNOWN in kwargs or any(a is STAR_UNKNOWN for a in args):
+            return PassContextV(UNKNOWN, node, node)
+        if "config" in kwargs:
+            value, origin = kwargs["config"]
+        elif len(args) > 4:
+            value = args[4]
+            origin = node.args[4] if isinstance(node, ast.Call) and len(node.args) > 4 else node
+        else:
+            return PassContextV(PassConfig(filename=self.filename), node, node)
+        value = self.deref(value)
+        if value is None:
+            config = PassConfig(filename=self.filename)
+        elif isinstance(value, DictV):
+            config = self.to_config(value)
+        else:
+            config = UNKNOWN
+        return PassContextV(config, origin, node)
+
+    def lower(self, node, target) -> None:
+        """``tilelang.lower(func)`` compiles under the PassContext entered
+        around it when it runs: the innermost one, all switches off when
+        there is none, unknown when a context manager that may enter one is
+        open."""
+        if self.exhausted or self.quiet:
+            return
+        ctx = self.contexts[-1] if self.contexts else None
+        found = kernels_of(self.deref(target))
+        kernels = list(found) if found is not None else UNKNOWN
+        if ctx is None:
+            event = Event("lower", node, None, kernels, None, "tilelang.lower call", node)
+            event.desc = LOWER_OUTSIDE_PASS_CONTEXT
+            event.outside_pass_context = True
+        elif isinstance(ctx, PassContextV):
+            event = Event("lower", node, ctx.config, kernels, None, "tilelang.lower call", ctx.origin)
+            event.desc = "PassContext config" if ctx.origin is not ctx.node else "PassContext"
+        else:
+            event = Event("lower", node, UNKNOWN, kernels, None, "tilelang.lower call", node)
+        self.events.append(event)
+
+    # -- compile sites -------------------------------------------------------
+    def jit(self, target, kwargs, unknown_kwargs: bool, node, kind: str):
+        target = self.deref(target)
+        if isinstance(target, FuncV) and target.fn.is_prim_func:
+            target = KernelV(target.fn, target.closure)
+        if isinstance(target, (KernelV, KernelsV)):
+            self.record(kind, node, dict(kwargs, **({KW_UNKNOWN: (UNKNOWN, node)} if unknown_kwargs else {})),
+                        target, None, "tilelang.jit call", lazy=True)
+            return JitV(target)
+        if not isinstance(target, (FuncV, JitV, BoundV)):
+            if target is not UNKNOWN:
+                return UNKNOWN
+        factory = target.factory if isinstance(target, JitV) else target
+        fn = factory.fn if isinstance(factory, FuncV) else None
+        label = "@jit decorator" if fn is not None and decorates(node, fn) else "tilelang.jit call"
+        if label == "@jit decorator":
+            kind = "jit"
+        all_kwargs = dict(kwargs)
+        if unknown_kwargs:
+            all_kwargs[KW_UNKNOWN] = (UNKNOWN, node)
+        event = self.record(kind, node, all_kwargs, None, fn, label, lazy=True, factory=factory)
+        return JitV(factory, event)
+
+    def record(self, kind: str, node, kwargs, target, function, label: str, lazy: bool = False,
+               factory=None):
+        if self.exhausted or self.quiet:
+            return None
+        entry = kwargs.get("pass_configs")
+        if entry is None:
+            config = UNKNOWN if KW_UNKNOWN in kwargs else None
+            origin = node
+        else:
+            value, origin = entry
+            value = self.deref(value)
+            if value is None:
+                config = DictV(0)
+            elif isinstance(value, DictV):
+                config = value if lazy else self.to_config(value)
+            else:
+                config = UNKNOWN
+        if factory is not None:  # kernels found after the module ran
+            kernels = (factory,)
+        else:
+            found = kernels_of(self.deref(target))
+            kernels = list(found) if found is not None else UNKNOWN
+        event = Event(kind, node, config, kernels, function, label, origin)
+        self.events.append(event)
+        return event
+
+    def record_call(self, event: Event, kernels: list) -> None:
+        """A jitted factory called where its decorator's dict has the state it
+        has now: a compile of its own (the decorator's own site keeps the
+        dict's final state, for calls made later)."""
+        assert isinstance(event.config, DictV)
+        if self.token == 0:
+            event.superseded = True
+        config = self.to_config(event.config)
+        for other in self.events:
+            if other.node is event.node and other is not event and isinstance(other.config, PassConfig) \
+                    and other.config.entries.keys() == config.entries.keys() and other.config.complete == config.complete \
+                    and all(other.config.entries[k].value == e.value and other.config.entries[k].node is e.node
+                            for k, e in config.entries.items()):
+                other.kernels = list(dict.fromkeys(other.kernels + kernels)) if isinstance(other.kernels, list) \
+                    else other.kernels
+                return
+        call = Event(event.kind, event.node, config, kernels, event.function, event.label, event.origin)
+        self.events.append(call)
+
+    def kernels_from_factory(self, factory):
+        """The prim_funcs a jit factory returns (its arguments unknown)."""
+        if isinstance(factory, (KernelV, KernelsV)):
+            return list(kernels_of(factory))
+        if not isinstance(factory, (FuncV, BoundV)):
+            return UNKNOWN
+        try:
+            if isinstance(factory, BoundV):
+                result = self.call_value(factory, (), {}, None, self.module_frame)
+            else:
+                self.next_token += 1
+                saved, self.token = self.token, self.next_token
+                try:
+                    result = factory.ev.call_function(factory, (), {}, None, unknown_args=True)
+                finally:
+                    self.token = saved
+        except Abrupt:
+            return UNKNOWN
+        found = kernels_of(result)
+        return list(found) if found is not None else UNKNOWN
+
+    def to_config(self, d: DictV) -> PassConfig:
+        entries: Dict[str, Entry] = {}
+        complete = d.complete
+        for key, (value, knode, vnode, filename) in d.entries.items():
+            if isinstance(key, BadKey):
+                name = "PassConfigKey." + key.name
+            elif isinstance(key, str):
+                name = key
+            else:
+                complete = False
+                continue
+            raw_known = plain(value) or isinstance(value, DictV)
+            raw = raw_of(value) if raw_known else None
+            if knode is None:
+                knode = vnode
+            if knode is None:
+                continue
+            entries[name] = Entry(name, as_bool(raw) if raw_known else None, knode, filename, vnode,
+                                  raw, raw_known)
+        return PassConfig(entries, complete, filename=self.filename)
+
+    # -- questions from the model -------------------------------------------
+
+def decorates(node, fn: Function) -> bool:
+    return any(dec is node for dec in fn.node.decorator_list)  # type: ignore[attr-defined]
+

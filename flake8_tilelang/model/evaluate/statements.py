@@ -1,0 +1,736 @@
+"""Statements: assignment, branches, loops, try, with, def, class, import."""
+from __future__ import annotations
+
+import ast
+from typing import Dict, Optional
+
+from .budget import MAX_UNROLL
+from .frames import Abrupt, Frame
+from .library import DENY, LIBRARY_ROOTS
+from .values import (
+    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, JitV, LibV, Module, PassContextV,
+    hashable, havoc, join, join_vars, mklist, seq_known, truth,
+)
+
+MATCH = getattr(ast, "Match", None)  # Python 3.10+
+
+
+class Statements:
+    """Mixin of ``Evaluator``: running statements."""
+
+    # -- statements ----------------------------------------------------------
+    def block(self, stmts, frame: Frame) -> None:
+        for stmt in stmts:
+            self.stmt(stmt, frame)
+
+    def stmt(self, node: ast.stmt, frame: Frame) -> None:
+        self.tick()
+        t = type(node)
+        if t is ast.Expr:
+            self.expr(node.value, frame)
+        elif t is ast.Assign:
+            value = self.expr(node.value, frame)
+            for target in node.targets:
+                self.assign(target, value, frame, node.value)
+        elif t is ast.AnnAssign:
+            if node.value is not None:
+                self.assign(node.target, self.expr(node.value, frame), frame, node.value)
+        elif t is ast.AugAssign:
+            self.augassign(node, frame)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            self.funcdef(node, frame)
+        elif t is ast.ClassDef:
+            self.classdef(node, frame)
+        elif t in (ast.Import, ast.ImportFrom):
+            self.import_(node, frame)
+        elif t is ast.If:
+            self.branch(self.deref(self.expr(node.test, frame)), node.body, node.orelse, frame)
+        elif t in (ast.For, ast.AsyncFor):
+            self.for_(node, frame)
+        elif t is ast.While:
+            test = truth(self.expr(node.test, frame))
+            if test is False:
+                self.block(node.orelse, frame)
+            else:
+                self.unknown_loop(node, frame)
+        elif t in (ast.With, ast.AsyncWith):
+            entered = 0
+            suppress = False
+            try:
+                for item in node.items:
+                    value = self.expr(item.context_expr, frame)
+                    ctx = self.context_of(item.context_expr, value, frame)
+                    if ctx is not None:
+                        self.contexts.append(ctx)
+                        entered += 1
+                    suppress = suppress or self.may_suppress(item.context_expr, value, frame)
+                    if item.optional_vars is not None:
+                        self.assign(item.optional_vars, UNKNOWN, frame)
+                self.block(node.body, frame)
+            except Abrupt as e:
+                # `contextlib.suppress(...)`, a context manager of the user's: the
+                # exception may end here, and the code after the block runs
+                if e.kind != "raise" or not suppress:
+                    raise
+            finally:
+                if entered:
+                    del self.contexts[-entered:]
+        elif t is ast.Try or type(node).__name__ == "TryStar":
+            try:
+                self.try_(node, frame)
+            finally:
+                # runs however the block is left (a return, a break, a raise): what it
+                # does is seen by the caller, and its own return/raise wins
+                self.block(node.finalbody, frame)
+        elif t is ast.Return:
+            value = self.expr(node.value, frame) if node.value is not None else None
+            frame.returns.append(value)
+            raise Abrupt("return")
+        elif t is ast.Raise:
+            raise Abrupt("raise")
+        elif t is ast.Break:
+            raise Abrupt("break")
+        elif t is ast.Continue:
+            raise Abrupt("continue")
+        elif t is ast.Delete:
+            for target in node.targets:
+                self.delete(target, frame)
+        elif t in (ast.Global, ast.Nonlocal):
+            if t is ast.Global:
+                frame.globals.update(node.names)
+        elif t is MATCH:
+            self.match(node, frame)
+        elif t is ast.Assert:
+            pass
+        # pass, others: nothing to do
+
+    def context_of(self, node: ast.expr, value, frame: Frame):
+        """The PassContext a ``with`` item enters: a PassContextV, None when
+        it certainly enters none (a library's context manager other than
+        TVM's and TileLang's, a plain value), UNKNOWN when it may (a context
+        manager of the user's, anything unknown)."""
+        value = self.deref(value)
+        if isinstance(value, PassContextV):
+            return value
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name):
+                callee = self.deref(self.expr(node.func, frame))
+                if isinstance(callee, LibV) and not _may_enter_pass_context(callee.q):
+                    return None
+            return UNKNOWN
+        if isinstance(value, PLAIN) or isinstance(value, (LibV, DictV, tuple, list)):
+            return None
+        return UNKNOWN
+
+    def may_suppress(self, node: ast.expr, value, frame: Frame) -> bool:
+        """Whether a ``with`` item's ``__exit__`` may swallow an exception:
+        ``contextlib.suppress``, or a context manager that is not a library's."""
+        if isinstance(self.deref(value), PassContextV):
+            return False
+        if isinstance(node, ast.Call):
+            callee = self.deref(self.expr(node.func, frame)) if isinstance(node.func, (ast.Name, ast.Attribute)) \
+                else UNKNOWN
+            if isinstance(callee, LibV):
+                return callee.q in ("contextlib.suppress",)
+        value = self.deref(value)
+        return not (isinstance(value, PLAIN) or isinstance(value, (LibV, DictV, tuple, list)))
+
+    def branch(self, test, body, orelse, frame: Frame) -> None:
+        value = truth(test)
+        if value is True:
+            self.block(body, frame)
+        elif value is False:
+            self.block(orelse, frame)
+        else:
+            self.uncertain([body, orelse], frame)
+
+    def try_(self, node, frame: Frame) -> None:
+        for h in node.handlers:
+            if h.name:
+                frame.vars[h.name] = UNKNOWN
+        try:
+            self.block(node.body, frame)
+        except Abrupt as e:
+            if e.kind != "raise" or not node.handlers:
+                raise
+            # raised for certain: a handler may catch it (which one is not
+            # told), or none does and it goes on
+            self.uncertain([h.body for h in node.handlers] + [[ast.Raise(exc=None, cause=None)]], frame)
+            return
+        handlers = [h.body for h in node.handlers if not catches_import_error(h)]
+        if handlers:
+            self.uncertain([node.orelse] + handlers, frame)
+        else:
+            self.block(node.orelse, frame)
+
+    def uncertain(self, blocks, frame: Frame) -> None:
+        """Run each block from the same state, in a branch of its own; join
+        the states of the blocks that fall through."""
+        start = dict(frame.vars)
+        saved = self.token
+        ends = []
+        returns_before = len(frame.returns)
+        loop = self.loops[-1] if self.loops else None
+        jumps: dict = {"break": [], "continue": []}
+        for body in blocks:
+            frame.vars = dict(start)
+            self.token = self.fork_token()
+            try:
+                self.block(body, frame)
+                ends.append(frame.vars)
+            except Abrupt as e:
+                if e.kind in ("break", "continue"):
+                    (jumps[e.kind] if loop is not None else ends).append(frame.vars)
+            finally:
+                self.token = saved
+        if not ends:
+            if jumps["continue"]:
+                # every way on leaves the iteration: a possible break is kept for the loop
+                loop["break"].extend(jumps["break"])  # type: ignore[index]
+                frame.vars = _join_all(jumps["continue"])
+                raise Abrupt("continue")
+            if jumps["break"]:
+                frame.vars = _join_all(jumps["break"])
+                raise Abrupt("break")
+            frame.vars = start
+            if len(frame.returns) > returns_before:
+                raise Abrupt("return")
+            raise Abrupt("raise")
+        frame.vars = _join_all(ends)
+        if jumps["break"] or jumps["continue"]:
+            # the rest of this iteration may not run: its mutations are not certain,
+            # and the loop joins the states the jumps left with
+            loop["break"].extend(jumps["break"])  # type: ignore[index]
+            loop["continue"].extend(jumps["continue"])  # type: ignore[index]
+            self.token = self.fork_token()
+
+    def for_(self, node, frame: Frame) -> None:
+        items = self.iterate(self.expr(node.iter, frame))
+        if items is not None and len(items) > 8 and all(type(i) is int for i in items):
+            items = None  # a numeric loop (test data, shapes): once, as if any iteration
+        if items is None:
+            self.assign(node.target, UNKNOWN, frame)
+            self.unknown_loop(node, frame)
+            return
+        loop: dict = {"break": [], "continue": []}
+        self.loops.append(loop)
+        saved = self.token
+        broke: list = []  # states left by a break that may have happened
+        try:
+            for item in items:
+                self.assign(node.target, item, frame)
+                try:
+                    self.block(node.body, frame)
+                except Abrupt as e:
+                    if e.kind == "break":
+                        if not broke:
+                            return  # certain: nothing after it runs, no else
+                        broke.append(frame.vars)
+                        frame.vars = _join_all(broke)
+                        return
+                    if e.kind != "continue":
+                        raise
+                if loop["continue"]:
+                    frame.vars = _join_all([frame.vars] + loop["continue"])
+                    loop["continue"].clear()
+                self.token = saved if not broke else self.token
+                if loop["break"]:
+                    # the iterations after a possible break may not run
+                    broke.extend(loop["break"])
+                    loop["break"].clear()
+                    self.token = self.fork_token()
+            self.block(node.orelse, frame)  # under the fork token when a break may have happened
+            if broke:
+                frame.vars = _join_all([frame.vars] + broke)
+        finally:
+            self.loops.pop()
+            self.token = saved
+
+    def unknown_loop(self, node, frame: Frame) -> None:
+        """A loop whose iterations cannot be told (how many, over what): the
+        names it assigns and the containers it mutates by name are unknown
+        from the start, then its body runs in a branch of its own, twice (a
+        value one iteration leaves for the next is seen), and its ``else``
+        may run."""
+        names = self.loop_names.get(id(node))
+        if names is None:
+            names = self.loop_names[id(node)] = (_assigned_names(node.body), _mutated_names(node.body))
+        for name in names[0]:
+            self.assign_name(name, UNKNOWN, frame)
+        for name in names[1]:
+            havoc(self.deref(self.lookup(name, frame)))
+        loop: dict = {"break": [], "continue": []}
+        self.loops.append(loop)
+        try:
+            for _ in range(2):
+                try:
+                    self.uncertain([node.body, []], frame)
+                except Abrupt as e:
+                    if e.kind not in ("break", "continue"):
+                        raise
+                frame.vars = _join_all([frame.vars] + loop["break"] + loop["continue"])
+                loop["break"].clear()
+                loop["continue"].clear()
+        finally:
+            self.loops.pop()
+        self.uncertain([node.orelse, []], frame)
+
+    def iterate(self, value) -> Optional[list]:
+        value = self.deref(value)
+        if isinstance(value, (tuple, list)) and not seq_known(value):
+            return None
+        if isinstance(value, ClassV) and value.kind == "enum" and not value.opaque:
+            seq = list(value.members.values())
+        elif isinstance(value, (tuple, list, str)):
+            seq = list(value)
+        elif isinstance(value, DictV) and value.complete:
+            seq = list(value.entries)
+        else:
+            return None
+        return seq if len(seq) <= MAX_UNROLL else None
+
+    def match(self, node, frame: Frame) -> None:
+        subject = self.expr(node.subject, frame)
+        for case in node.cases:
+            ok = self.pattern(case.pattern, subject, frame)
+            if ok is True and case.guard is not None:
+                ok = truth(self.expr(case.guard, frame))
+            if ok is True:
+                self.block(case.body, frame)
+                return
+            if ok is not False:
+                # undecidable from here on: any remaining case, or none
+                rest = [c.body for c in node.cases[node.cases.index(case):]]
+                self.uncertain(rest + [[]], frame)
+                return
+
+    def pattern(self, pat, subject, frame: Frame):
+        if isinstance(pat, ast.MatchAs) and pat.pattern is None:
+            if pat.name:
+                frame.vars[pat.name] = subject
+            return True
+        if isinstance(pat, ast.MatchValue):
+            value = self.expr(pat.value, frame)
+            if isinstance(value, PLAIN) and isinstance(subject, PLAIN):
+                return value == subject
+            return UNKNOWN
+        if isinstance(pat, ast.MatchSingleton):
+            return pat.value is subject if isinstance(subject, PLAIN) else UNKNOWN
+        if isinstance(pat, ast.MatchOr):
+            results = [self.pattern(p, subject, frame) for p in pat.patterns]
+            if True in results:
+                return True
+            return False if all(r is False for r in results) else UNKNOWN
+        return UNKNOWN
+
+    def funcdef(self, node, frame: Frame) -> None:
+        fn = self.by_node.get(id(node))
+        if fn is None:
+            self.assign_name(node.name, UNKNOWN, frame)
+            return
+        args = node.args
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults: Dict[str, object] = {}
+        for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+            defaults[a.arg] = self.expr(d, frame)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            if d is not None:
+                defaults[a.arg] = self.expr(d, frame)
+        closure = frame if frame.kind != "class" else frame.parent
+        value: object = FuncV(fn, closure, defaults, self)
+        for dec in reversed(node.decorator_list):
+            deco = self.expr(dec, frame)
+            value = self.apply(deco, value, dec, frame)
+        self.assign_name(node.name, value, frame)
+
+    def apply(self, deco, value, node: ast.AST, frame: Frame):
+        """``@deco`` on ``value``."""
+        deco = self.deref(deco)
+        if isinstance(deco, LibV):
+            if deco.q == "staticmethod" and isinstance(value, FuncV):
+                return FuncV(value.fn, value.closure, value.defaults, value.ev, "static")
+            if deco.q == "classmethod" and isinstance(value, FuncV):
+                return FuncV(value.fn, value.closure, value.defaults, value.ev, "class")
+            if deco.q in ("staticmethod", "classmethod") and isinstance(value, JitV):
+                return value
+        return self.call_value(deco, (value,), {}, node, frame)
+
+    def classdef(self, node: ast.ClassDef, frame: Frame) -> None:
+        scope = self.classes_by_node.get(id(node))
+        bases: list = []
+        kind, opaque = "", False
+        for b in node.bases:
+            base = self.deref(self.expr(b, frame))
+            if isinstance(base, ClassV):
+                bases.append(base)
+                if base.kind == "enum":
+                    kind = "enum"
+                opaque = opaque or base.opaque or base.kind == "namedtuple"
+            elif isinstance(base, LibV) and base.q == "object":
+                continue
+            elif isinstance(base, LibV) and base.q in NAMEDTUPLE_BASES:
+                kind = "namedtuple"
+            elif isinstance(base, LibV) and base.q in ENUM_BASES:
+                kind = "enum"
+                opaque = opaque or base.q not in ("enum.Enum", "enum.IntEnum")
+            else:
+                opaque = True  # a base the evaluator does not model
+        if node.keywords:
+            opaque = True  # a metaclass, __init_subclass__ arguments
+        cls_frame = Frame("class", frame, frame.module, scope)
+        try:
+            self.block(node.body, cls_frame)
+        except Abrupt:
+            opaque = True
+        fields = _annotated_fields(node)
+        value: object = None
+        decorators = [self.deref(self.expr(dec, frame)) for dec in node.decorator_list]
+        for dec_node, deco in zip(reversed(node.decorator_list), reversed(decorators)):
+            q = deco.q if isinstance(deco, LibV) else None
+            if isinstance(dec_node, ast.Call):
+                callee = self.deref(self.expr(dec_node.func, frame))
+                q = callee.q if isinstance(callee, LibV) else None
+                if q in DATACLASS_DECORATORS and any(kw.arg == "init" or kw.arg is None for kw in dec_node.keywords):
+                    q = None  # init=False, **options: a constructor not told
+            if q in DATACLASS_DECORATORS and kind in ("", "dataclass"):
+                kind = "dataclass"
+            elif q in TRANSPARENT_CLASS_DECORATORS:
+                pass
+            else:
+                value = UNKNOWN  # a decorator that may return anything
+        if kind == "dataclass" and fields is not None:
+            inherited: tuple = ()
+            for base in bases:
+                if base.kind != "dataclass":
+                    opaque = True
+                inherited += base.fields
+            fields = tuple(dict.fromkeys(inherited + fields))
+        elif kind in ("dataclass", "namedtuple") and fields is None:
+            opaque = True  # fields the constructor cannot be matched with
+        if kind not in ("dataclass", "namedtuple"):
+            fields = ()
+        cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, fields or (), opaque)
+        if kind == "dataclass" and not opaque:
+            for stmt in node.body:
+                spec = field_spec(stmt.value) if isinstance(stmt, ast.AnnAssign) and \
+                    isinstance(stmt.target, ast.Name) else None
+                if spec is not None:
+                    cls.factories[stmt.target.id] = (spec.arg, self.expr(spec.value, cls_frame))  # type: ignore[union-attr]
+        if kind == "enum":
+            for name, member in list(cls_frame.vars.items()):
+                if not name.startswith("_") and not isinstance(member, (FuncV, ClassV)):
+                    cls.members[name] = EnumMemberV(cls, name, member)
+        self.assign_name(node.name, cls if value is None else value, frame)
+
+    def import_(self, node, frame: Frame) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    frame.vars[alias.asname] = self.import_value(alias.name)
+                else:
+                    root = alias.name.split(".")[0]
+                    frame.vars[root] = self.import_value(root)
+            return
+        module = "." * (node.level or 0) + (node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                self.star_import(module, frame)
+                continue
+            sep = "" if module.endswith(".") else "."
+            frame.vars[alias.asname or alias.name] = self.import_value(module + sep + alias.name)
+
+    def star_import(self, module: str, frame: Frame) -> None:
+        """``from .cfg import *``: the names a module of the user's exports
+        (its ``__all__``, else its names without a leading underscore), as
+        that module leaves them. From a module that cannot be read, any name
+        bound so far may be replaced: all of them become unknown. A library's
+        names are the library's (TileLang's, never a config of the user's)."""
+        if not module.startswith(".") and (module.split(".")[0] in LIBRARY_ROOTS or module.split(".")[0] in DENY):
+            return
+        value = self.deref(self.resolve_import(module))
+        names = None
+        if isinstance(value, Module) and value.ev.module_frame is not None:
+            exported = value.ev.module_frame.vars
+            listed = self.deref(exported.get("__all__", MISSING))
+            if listed is MISSING:
+                names = [n for n in exported if not n.startswith("_")]
+            elif seq_known(listed) and all(isinstance(n, str) for n in listed):
+                names = list(listed)
+        if names is None:
+            for name in list(frame.vars):
+                frame.vars[name] = UNKNOWN
+            frame.star_unknown = True
+            return
+        for name in names:
+            frame.vars[name] = value.get(name)  # type: ignore[union-attr]
+
+    def import_value(self, q: str):
+        if not q.startswith(".") and (q.split(".")[0] in LIBRARY_ROOTS or q.split(".")[0] in DENY):
+            return LibV(q)
+        return ImportV(q, self)
+
+    # -- bindings ------------------------------------------------------------
+    def assign(self, target, value, frame: Frame, value_node: Optional[ast.expr] = None) -> None:
+        t = type(target)
+        if t is ast.Name:
+            self.assign_name(target.id, value, frame)
+        elif t in (ast.Tuple, ast.List):
+            elts = target.elts
+            if seq_known(value) and len(value) == len(elts) and \
+                    not any(isinstance(e, ast.Starred) for e in elts):
+                nodes = value_node.elts if isinstance(value_node, (ast.Tuple, ast.List)) and \
+                    len(value_node.elts) == len(elts) else [None] * len(elts)
+                for e, v, n in zip(elts, value, nodes):
+                    self.assign(e, v, frame, n)
+            elif seq_known(value) and sum(isinstance(e, ast.Starred) for e in elts) == 1 \
+                    and len(value) >= len(elts) - 1:
+                # `first, *rest = seq`: the items around the star, the rest as a list
+                star = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
+                after = len(elts) - star - 1
+                for e, v in zip(elts[:star], value[:star]):
+                    self.assign(e, v, frame)
+                self.assign(elts[star].value, mklist(list(value[star:len(value) - after]), self.token), frame)
+                for e, v in zip(elts[star + 1:], value[len(value) - after:]):
+                    self.assign(e, v, frame)
+            else:
+                for e in elts:
+                    self.assign(e.value if isinstance(e, ast.Starred) else e, UNKNOWN, frame)
+        elif t is ast.Starred:
+            self.assign(target.value, UNKNOWN, frame)
+        elif t is ast.Subscript:
+            obj = self.expr(target.value, frame)
+            key = self.expr(target.slice, frame)
+            self.set_item(obj, key, value, target.slice, value_node)
+        elif t is ast.Attribute:
+            self.set_attr(self.expr(target.value, frame), target.attr, value)
+
+    def set_attr(self, obj, name: str, value) -> None:
+        """``obj.name = value`` (also ``setattr``): on an instance, a class, or
+        a module of the user's (its global)."""
+        obj = self.deref(obj)
+        if isinstance(obj, InstanceV):
+            if self.precise(obj):
+                obj.attrs[name] = value
+            else:
+                obj.attrs[name] = join(obj.attrs.get(name, UNKNOWN), value)
+        elif isinstance(obj, ClassV):
+            obj.attrs[name] = value if self.token == 0 else UNKNOWN
+            obj.members.pop(name, None)
+        elif isinstance(obj, Module) and obj.ev.module_frame is not None:
+            module_vars = obj.ev.module_frame.vars
+            module_vars[name] = value if self.token == 0 else join(module_vars.get(name, UNKNOWN), value)
+
+    def assign_name(self, name: str, value, frame: Frame) -> None:
+        if name in frame.globals:
+            module = frame.module
+            if self.phase == "post":
+                module.vars[name] = join(module.vars.get(name, UNKNOWN), value)
+            else:
+                module.vars[name] = value
+            return
+        frame.vars[name] = value
+
+    def set_item(self, obj, key, value, key_node, value_node) -> None:
+        obj = self.deref(obj)
+        if isinstance(obj, DictV):
+            if key is UNKNOWN or not hashable(key):
+                obj.complete = False
+                return
+            if self.precise(obj):
+                obj.entries[key] = (value, key_node, value_node, self.filename)
+            else:
+                old = obj.entries.get(key)
+                obj.entries[key] = (UNKNOWN if old is None or old[0] is not value else value,
+                                    key_node, value_node, self.filename)
+        elif isinstance(obj, list) and type(key) is int and self.precise(obj):
+            if -len(obj) <= key < len(obj):
+                obj[key] = value
+
+    def delete(self, target, frame: Frame) -> None:
+        if isinstance(target, ast.Subscript):
+            obj = self.expr(target.value, frame)
+            key = self.expr(target.slice, frame)
+            self.del_item(obj, key)
+        elif isinstance(target, ast.Name):
+            frame.vars[target.id] = UNKNOWN
+
+    def del_item(self, obj, key) -> None:
+        obj = self.deref(obj)
+        if not isinstance(obj, DictV):
+            return
+        if key is UNKNOWN or not hashable(key):
+            obj.complete = False
+            for k, e in list(obj.entries.items()):
+                obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
+            return
+        if key in obj.entries:
+            if self.precise(obj):
+                del obj.entries[key]
+            else:
+                obj.entries[key] = (UNKNOWN,) + tuple(obj.entries[key][1:])
+        elif obj.complete:
+            raise Abrupt("raise")  # KeyError
+
+    def augassign(self, node: ast.AugAssign, frame: Frame) -> None:
+        value = self.expr(node.value, frame)
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.lookup(target.id, frame)
+            if isinstance(node.op, ast.BitOr) and isinstance(current, DictV):
+                self.update(current, value, node.value)  # dict |= is in place
+                return
+            result = self.binop(node.op, current, value)
+            self.assign_name(target.id, result, frame)
+        elif isinstance(target, ast.Subscript):
+            obj = self.expr(target.value, frame)
+            key = self.expr(target.slice, frame)
+            self.set_item(obj, key, UNKNOWN, target.slice, node.value)
+        else:
+            self.assign(target, UNKNOWN, frame)
+
+    def update(self, obj: DictV, other, node) -> None:
+        other = self.deref(other)
+        if isinstance(other, DictV):
+            for key, entry in other.entries.items():
+                self.set_item(obj, key, entry[0], entry[1], entry[2])
+                if self.precise(obj):
+                    obj.entries[key] = entry
+            if not other.complete:
+                obj.complete = False
+                for k, e in list(obj.entries.items()):
+                    if k not in other.entries:
+                        obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
+        else:
+            obj.complete = False
+            for k, e in list(obj.entries.items()):
+                obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
+
+
+def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    exc = handler.type
+    names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
+    return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError") for n in names)
+
+
+
+def _may_enter_pass_context(q: str) -> bool:
+    """A library callable whose result, used in ``with``, may enter a
+    PassContext: TVM's and TileLang's, except the kernel language."""
+    root = q.split(".")[0]
+    return root in ("tilelang", "tvm") and not q.startswith(("tilelang.language", "tvm.target", "tilelang.tvm.target"))
+
+
+def _join_all(states: list) -> dict:
+    merged = states[0]
+    for other in states[1:]:
+        merged = join_vars(merged, other)
+    return merged
+
+
+_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
+                       "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"})
+
+
+def _assigned_names(stmts) -> set:
+    """Names a block binds (its nested functions and classes excluded)."""
+    out: set = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _mutated_names(stmts) -> set:
+    """Names of containers a block may mutate in place: subscript and
+    attribute targets, receivers of mutating methods, arguments of calls."""
+    out: set = set()
+    for node in (n for s in stmts for n in ast.walk(s)):
+        target = None
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node.value
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+                target = node.func.value
+            for arg in list(node.args) + [kw.value for kw in node.keywords]:
+                if isinstance(arg, ast.Starred):
+                    arg = arg.value
+                if isinstance(arg, ast.Name):
+                    out.add(arg.id)
+        while isinstance(target, (ast.Subscript, ast.Attribute)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out
+
+
+NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+DATACLASS_DECORATORS = frozenset({
+    "dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable",
+    "attrs.define", "attrs.frozen", "attrs.mutable",
+})
+TRANSPARENT_CLASS_DECORATORS = frozenset({
+    "typing.final", "typing_extensions.final", "enum.unique", "functools.total_ordering",
+})
+
+
+_FIELD_KEYWORDS = frozenset({"default", "default_factory", "repr", "compare", "hash", "metadata"})
+
+
+def field_spec(value: Optional[ast.expr]):
+    """``dataclasses.field(default=...)`` / ``(default_factory=...)``: the
+    keyword expression that gives the field's default, else None."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != "field":
+        return None
+    for kw in value.keywords:
+        if kw.arg in ("default", "default_factory"):
+            return kw
+    return None
+
+
+def _annotated_fields(node: ast.ClassDef):
+    """The names a dataclass / NamedTuple body declares as fields, in order;
+    None when one of them cannot be matched with a constructor argument
+    (``ClassVar``/``InitVar``/``KW_ONLY``, ``field(...)``, attrs' ``attr.ib()``)."""
+    out: list = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            text = ast.dump(stmt.annotation)
+            if "ClassVar" in text:
+                continue
+            if "InitVar" in text or "KW_ONLY" in text:
+                return None
+            value = stmt.value
+            if isinstance(value, ast.Call):
+                func = value.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                if name in ("ib", "attrib", "attr"):
+                    return None
+                if name == "field" and (value.args or any(kw.arg not in _FIELD_KEYWORDS for kw in value.keywords)):
+                    return None  # init=False, kw_only=...: not matched with arguments here
+            out.append(stmt.target.id)
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            if isinstance(func, ast.Attribute) and func.attr in ("ib", "attrib", "field"):
+                return None
+    return tuple(out)

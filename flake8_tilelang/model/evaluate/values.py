@@ -1,0 +1,428 @@
+"""What the evaluator's values are: Python constants, tuples and lists, and
+the classes below (dicts, functions, classes, instances, library names,
+prim_funcs), or ``UNKNOWN``; and the operations on values alone (truth,
+join, export)."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
+
+from ..nodes import Function, Scope
+
+if TYPE_CHECKING:
+    from .evaluator import Evaluator
+
+UNKNOWN = object()
+PENDING = object()
+MISSING = object()  # an attribute a class certainly does not have
+
+
+class BadKey:
+    """``PassConfigKey.<NAME>`` for a member that does not exist."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __eq__(self, other):
+        return isinstance(other, BadKey) and other.name == self.name
+
+    def __hash__(self):
+        return hash(("BadKey", self.name))
+
+
+class DictV:
+    """A dict: key -> (value, key node, value node, filename). ``complete``
+    False when some keys are unknown. ``token`` is the branch it was made in."""
+
+    __slots__ = ("entries", "complete", "token")
+
+    def __init__(self, token: int, entries=None, complete: bool = True):
+        self.entries: Dict[object, tuple] = entries if entries is not None else {}
+        self.complete = complete
+        self.token = token
+
+    def copy(self, token: int) -> "DictV":
+        return DictV(token, dict(self.entries), self.complete)
+
+
+class FuncV:
+    __slots__ = ("fn", "closure", "defaults", "ev", "kind")
+
+    def __init__(self, fn: Function, closure, defaults: Dict[str, object], ev: "Evaluator", kind: str = ""):
+        self.fn = fn
+        self.closure = closure
+        self.defaults = defaults
+        self.ev = ev
+        self.kind = kind  # "", "static", "class"
+
+
+class LambdaV:
+    __slots__ = ("node", "closure", "defaults")
+
+    def __init__(self, node: ast.Lambda, closure, defaults):
+        self.node = node
+        self.closure = closure
+        self.defaults = defaults
+
+
+class BoundV:
+    """A method bound to its first argument (``self``/``cls``/a dict or list)."""
+
+    __slots__ = ("func", "obj")
+
+    def __init__(self, func, obj):
+        self.func = func
+        self.obj = obj
+
+
+class PartialV:
+    __slots__ = ("func", "args", "kwargs")
+
+    def __init__(self, func, args: tuple, kwargs: Dict[str, tuple]):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+
+
+class ClassV:
+    """A class of the user's. ``kind``: "" (a plain class), "dataclass"
+    (dataclasses, attrs: a constructor made from ``fields``), "namedtuple",
+    "enum" (``members``). ``opaque``: a base or decorator the evaluator does
+    not model, so what is not in ``attrs`` is unknown and instances are too."""
+
+    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members", "factories")
+
+    def __init__(self, scope: Optional[Scope], attrs: Dict[str, object], bases: tuple = (), kind: str = "",
+                 fields: tuple = (), opaque: bool = False):
+        self.scope = scope
+        self.attrs = attrs
+        self.bases = bases  # ClassV of the user's, in order
+        self.kind = kind
+        self.fields = fields  # dataclass / NamedTuple fields, in constructor order
+        self.opaque = opaque
+        self.members: Dict[str, "EnumMemberV"] = {}
+        # dataclass fields given by field(default=...) / field(default_factory=...)
+        self.factories: Dict[str, tuple] = {}
+
+    def lookup(self, attr: str):
+        """``attr`` through the class and its bases (single inheritance; with
+        several bases only the class's own attributes are known)."""
+        cls: Optional[ClassV] = self
+        while cls is not None:
+            if attr in cls.members:
+                return cls.members[attr]
+            if attr in cls.attrs:
+                return cls.attrs[attr]
+            if cls.opaque or len(cls.bases) > 1:
+                return UNKNOWN
+            cls = cls.bases[0] if cls.bases else None
+        return MISSING
+
+
+class EnumMemberV:
+    """A member of an ``Enum`` class of the user's."""
+
+    __slots__ = ("cls", "name", "value")
+
+    def __init__(self, cls: ClassV, name: str, value):
+        self.cls = cls
+        self.name = name
+        self.value = value
+
+
+class InstanceV:
+    """An instance; ``opaque`` when what its constructor did is not known
+    (only its class's methods are)."""
+
+    __slots__ = ("cls", "attrs", "token", "opaque")
+
+    def __init__(self, cls: ClassV, token: int):
+        self.cls = cls
+        self.attrs: Dict[str, object] = {}
+        self.token = token
+        self.opaque = cls.opaque
+
+
+class LibV:
+    """A name of a library (``tilelang.jit``, ``functools.partial``, a builtin)."""
+
+    __slots__ = ("q",)
+
+    def __init__(self, q: str):
+        self.q = q
+
+    def __eq__(self, other):
+        return isinstance(other, LibV) and other.q == self.q
+
+    def __hash__(self):
+        return hash(("LibV", self.q))
+
+
+class ImportV:
+    """A name imported from a module that may be the user's (resolved lazily)."""
+
+    __slots__ = ("q", "ev")
+
+    def __init__(self, q: str, ev: "Evaluator"):
+        self.q = q
+        self.ev = ev
+
+
+class LazyCallV:
+    """A call of a function imported from another module, made when its value is needed."""
+
+    __slots__ = ("func", "args", "kwargs", "node", "result")
+
+    def __init__(self, func, args, kwargs, node):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.node = node
+        self.result = PENDING
+
+
+class JitDecoV:
+    """``tilelang.jit(out_idx=..., pass_configs=...)``: a decorator that compiles."""
+
+    __slots__ = ("kwargs", "node", "unknown_kwargs")
+
+    def __init__(self, kwargs: Dict[str, tuple], node: ast.AST, unknown_kwargs: bool):
+        self.kwargs = kwargs
+        self.node = node
+        self.unknown_kwargs = unknown_kwargs
+
+
+class PassDecoV:
+    """A decorator that hands its argument through (``tilelang.autotune(...)``)."""
+
+    __slots__ = ()
+
+
+class JitV:
+    """A jitted factory (what ``@tilelang.jit`` makes of a function)."""
+
+    __slots__ = ("factory", "event")
+
+    def __init__(self, factory, event=None):
+        self.factory = factory
+        self.event = event  # the compile site it records kernels for
+
+
+class KernelV:
+    """A prim_func object, with the frame its ``def`` ran in."""
+
+    __slots__ = ("fn", "closure")
+
+    def __init__(self, fn: Function, closure):
+        self.fn = fn
+        self.closure = closure
+
+
+class PassContextV:
+    """``tvm.transform.PassContext(config=...)``: its config is read when it is
+    made (a ``PassConfig``, or ``UNKNOWN``); ``origin`` is the config's
+    expression (or the call when it has none)."""
+
+    __slots__ = ("config", "origin", "node")
+
+    def __init__(self, config, origin: ast.AST, node: ast.AST):
+        self.config = config
+        self.origin = origin
+        self.node = node
+
+
+class KernelsV:
+    """One of several prim_funcs (a join)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        self.items = items
+
+
+
+class Module:
+    """A module of the user's project, as a value."""
+
+    __slots__ = ("ev",)
+
+    def __init__(self, ev: Evaluator):
+        self.ev = ev
+
+    def get(self, name: str):
+        frame = self.ev.module_frame
+        if frame is None:
+            return UNKNOWN
+        return frame.vars.get(name, UNKNOWN)
+
+
+PLAIN = (int, float, str, bool, bytes, type(None))
+
+
+def plain(value) -> bool:
+    """A Python constant (or a tuple/list of them) the old model could have read."""
+    if isinstance(value, PLAIN):
+        return True
+    if isinstance(value, (tuple, list)):
+        return seq_known(value) and all(plain(v) for v in value)
+    return False
+
+
+def known(value) -> bool:
+    return value is not UNKNOWN
+
+
+def truth(value):
+    """True/False for a value whose truth is known, else UNKNOWN."""
+    if isinstance(value, PLAIN):
+        return bool(value)
+    if isinstance(value, (tuple, list)):
+        return bool(value) if seq_known(value) else UNKNOWN
+    if isinstance(value, DictV):
+        if value.entries:
+            return True
+        return False if value.complete else UNKNOWN
+    if isinstance(value, (FuncV, ClassV, KernelV, JitV, JitDecoV, PartialV, BadKey, LambdaV)):
+        return True
+    return UNKNOWN
+
+
+def join(a, b):
+    """One of two values (two sides of an unknown branch)."""
+    if a is b:
+        return a
+    if isinstance(a, PLAIN) and isinstance(b, PLAIN):
+        return a if type(a) is type(b) and a == b else UNKNOWN
+    if isinstance(a, DictV) and isinstance(b, DictV):
+        entries = {}
+        for key in list(a.entries) + [k for k in b.entries if k not in a.entries]:
+            ea, eb = a.entries.get(key), b.entries.get(key)
+            src = ea or eb
+            if ea is not None and eb is not None:
+                value = join(ea[0], eb[0])
+            else:
+                other, present = (b, ea) if ea is not None else (a, eb)
+                # absent from a complete dict is off: keeps a False that both mean
+                value = present[0] if other.complete and present[0] in (False, 0) \
+                    and type(present[0]) in (bool, int) else UNKNOWN
+            entries[key] = (value,) + tuple(src[1:])
+        return DictV(min(a.token, b.token), entries, a.complete and b.complete)
+    if seq_known(a) and seq_known(b) and type(a) is type(b) and len(a) == len(b):
+        items = [join(x, y) for x, y in zip(a, b)]
+        return tuple(items) if isinstance(a, tuple) else mklist(items, min(a.token, b.token))
+    ka, kb = kernels_of(a), kernels_of(b)
+    if ka is not None and kb is not None:
+        items = tuple(dict.fromkeys(ka + kb))
+        return KernelsV(items)
+    if isinstance(a, LibV) and a == b:
+        return a
+    return UNKNOWN
+
+
+def kernels_of(value) -> Optional[tuple]:
+    if isinstance(value, KernelV):
+        return (value,)
+    if isinstance(value, KernelsV):
+        return value.items
+    return None
+
+KW_UNKNOWN = "**"  # key of kwargs for a ``**spread`` that could not be read
+STAR_UNKNOWN = object()
+
+
+def mklist(items, token):
+    return ListV(items, token)
+
+
+class ListV(list):
+    """A list; ``spoiled`` once something unknown may have changed it (its
+    items and length are then unknown)."""
+
+    __slots__ = ("token", "spoiled")
+
+    def __init__(self, items=(), token: int = 0):
+        super().__init__(items)
+        self.token = token
+        self.spoiled = False
+
+
+def seq_known(value) -> bool:
+    """A tuple or list whose items are known (not a spoiled list)."""
+    return isinstance(value, (tuple, list)) and not getattr(value, "spoiled", False)
+
+
+def havoc(value) -> None:
+    """Something unknown may have changed ``value`` in place."""
+    if isinstance(value, DictV):
+        spoil(value)
+    elif isinstance(value, ListV):
+        value.spoiled = True
+    elif isinstance(value, InstanceV):
+        for name in list(value.attrs):
+            value.attrs[name] = UNKNOWN
+        value.opaque = True
+
+
+def spoil(d: DictV) -> None:
+    d.complete = False
+    for k, e in list(d.entries.items()):
+        d.entries[k] = (UNKNOWN,) + tuple(e[1:])
+
+
+def hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def comparable_ref(value) -> bool:
+    return isinstance(value, (BadKey, LibV, EnumMemberV))
+
+
+def raw_of(value):
+    if isinstance(value, DictV):
+        return {}
+    if isinstance(value, list):
+        return [raw_of(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(raw_of(v) for v in value)
+    return value
+
+
+def as_bool(value) -> Optional[bool]:
+    if isinstance(value, bool):
+        return value
+    if type(value) is int and value in (0, 1):
+        return bool(value)
+    return None
+
+
+def join_vars(a: Dict[str, object], b: Dict[str, object]) -> Dict[str, object]:
+    out = {}
+    for name in list(a) + [n for n in b if n not in a]:
+        if name in a and name in b:
+            out[name] = join(a[name], b[name])
+        else:
+            out[name] = a[name] if name in a else b[name]
+    return out
+
+
+
+def kernel_values(value) -> Optional[Tuple[KernelV, ...]]:
+    return kernels_of(value)
+
+
+def export(value):
+    """A value as the rest of the model reads constants: a plain Python
+    constant, tuple or list, else ``UNKNOWN``."""
+    if not plain(value):
+        return UNKNOWN
+    if isinstance(value, list):
+        return [export(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(export(v) for v in value)
+    return value

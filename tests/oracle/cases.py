@@ -1,0 +1,294 @@
+"""Regression cases of the differential oracle: disagreements the generator
+found, shrunk by hand to the construct at fault. `reason` set = the current
+engine gets it wrong (the test is xfail(strict=True)); a fix makes it pass,
+and then the reason (and the form's KNOWN_BROKEN entry in test_oracle.py)
+goes. tests/oracle/README.md lists them."""
+from typing import Dict, NamedTuple, Optional
+
+HEAD = '''import dataclasses
+import tilelang
+import tilelang.language as T
+from tilelang import PassConfigKey
+
+
+def build(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+    return main
+
+'''
+
+
+SIBLING = '''from tilelang import PassConfigKey
+
+SHARED = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+'''
+
+
+class Case(NamedTuple):
+    name: str
+    body: str
+    reason: Optional[str]  # what the engine gets wrong; None once it agrees
+    siblings: Dict[str, str] = {}
+
+    @property
+    def source(self):
+        return HEAD + self.body
+
+
+CASES = [
+    Case("jit_factory_called_before_mutation", '''
+CFG = {}
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=CFG)
+def make(M):
+    return build(M)
+
+
+kernel = make(64)
+CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+''', None),
+
+    Case("finally_after_return_mutates_returned_dict", '''
+def make_cfg():
+    cfg = {}
+    try:
+        return cfg
+    finally:
+        cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+
+
+kernel = tilelang.compile(build(1), pass_configs=make_cfg())
+''', None),
+
+    Case("try_raise_runs_the_handler", '''
+CFG = {}
+make = tilelang.jit(pass_configs=CFG)(build)
+try:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+    raise ValueError("no device")
+except ValueError:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+''', None),
+
+    Case("while_continue_skips_first_store", '''
+CFG = {}
+n = 0
+while n < 2:
+    n += 1
+    if n == 1:
+        continue
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
+    Case("dataclass_positional_constructor_arg", '''
+@dataclasses.dataclass
+class Knobs:
+    sync: bool = True
+
+    def to_configs(self):
+        return {PassConfigKey.TL_ASCEND_AUTO_SYNC: self.sync}
+
+
+kernel = tilelang.compile(build(1), pass_configs=Knobs(False).to_configs())
+''', None),
+
+    Case("dataclass_keyword_constructor_arg", '''
+@dataclasses.dataclass
+class Knobs:
+    sync: bool = True
+
+    def to_configs(self):
+        return {PassConfigKey.TL_ASCEND_AUTO_SYNC: self.sync}
+
+
+kernel = tilelang.compile(build(1), pass_configs=Knobs(sync=False).to_configs())
+''', None),
+
+    Case("passconfigkey_call_by_value_as_key", '''
+CFG = {PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True}
+CFG[PassConfigKey("tl.ascend_auto_cross_core_sync")] = False
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
+    Case("compile_in_dead_branch", '''
+SLOW = False
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+if SLOW:
+    kernel = tilelang.compile(build(1), pass_configs=CFG)
+kernel = tilelang.compile(build(2))
+''', None),
+
+    Case("undecided_factory_branch_attributes_site_to_both_kernels", '''
+import sys
+
+
+def build2(M, fast=sys.getrecursionlimit() > 10 ** 9):
+    @T.prim_func
+    def fast_kernel(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+
+    @T.prim_func
+    def slow_kernel(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+
+    if fast:
+        return fast_kernel
+    return slow_kernel
+
+
+kernel = tilelang.compile(build2(128), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: True})
+''', "the factory returns one of two prim_funcs on a test the engine cannot decide; it attributes "
+     "the site's decided config to both, so `fast_kernel`, never compiled, is reported with AUTO_SYNC on"),
+
+    Case("imported_dict_mutated_after_from_import", '''
+from gen_cfg import SHARED
+
+SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=SHARED)
+''', None,
+         {"gen_cfg": SIBLING}),
+
+    Case("imported_module_dict_mutated_through_attribute", '''
+import gen_cfg
+
+CFG = {}
+gen_cfg.SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+CFG.update(gen_cfg.SHARED)
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None,
+         {"gen_cfg": SIBLING}),
+
+    Case("imported_dict_copied_before_mutation", '''
+import gen_cfg
+
+CFG = dict(gen_cfg.SHARED)
+gen_cfg.SHARED[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None, {"gen_cfg": SIBLING}),
+
+    Case("del_of_a_missing_key_raises", '''
+CFG = {}
+try:
+    del CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC]
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+except KeyError:
+    pass
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
+    Case("pop_of_a_missing_key_raises", '''
+CFG = {}
+try:
+    CFG.pop(PassConfigKey.TL_ASCEND_AUTO_CV_SYNC)
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+except KeyError:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
+    Case("contextlib_suppress_skips_the_rest_of_the_block", '''
+import contextlib
+
+CFG = {}
+with contextlib.suppress(KeyError):
+    del CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC]
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
+    Case("setattr_builtin_on_an_instance", '''
+class Holder:
+    sync = False
+
+
+h = Holder()
+setattr(h, "sync", True)
+kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: getattr(h, "sync")})
+''', None),
+
+    Case("setattr_builtin_on_a_class", '''
+class Holder:
+    sync = False
+
+
+h = Holder()
+setattr(Holder, "sync", True)
+kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: h.sync})
+''', None),
+
+    Case("attribute_store_on_instance_and_class", '''
+class Holder:
+    sync = False
+
+
+h = Holder()
+h.sync = True
+Holder.sync = False
+kernel = tilelang.compile(build(1), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: h.sync})
+''', None),
+
+    Case("pass_context_config_mutated_through_an_alias", '''
+import tvm
+
+CFG = {}
+alias = CFG
+alias[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+with tvm.transform.PassContext(opt_level=3, config=CFG):
+    artifact = tilelang.lower(build(1))
+''', None),
+
+    Case("pass_context_config_mutated_by_a_function", '''
+import tvm
+
+CFG = {}
+
+
+def enable_sync(cfg):
+    cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+
+
+enable_sync(CFG)
+with tvm.transform.PassContext(opt_level=3, config=CFG):
+    artifact = tilelang.lower(build(1))
+''', None),
+
+    Case("compile_config_mutated_through_an_alias", '''
+CFG = {}
+alias = CFG
+alias[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+
+    # agreements kept as guards (no reason: they must stay green)
+    Case("finally_after_return_of_a_copy", '''
+def make_cfg():
+    cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+    try:
+        return dict(cfg)
+    finally:
+        cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+
+
+kernel = tilelang.compile(build(1), pass_configs=make_cfg())
+''', None),
+
+    Case("while_else_after_break", '''
+CFG = {}
+n = 0
+while n < 2:
+    n += 1
+    if n == 1:
+        break
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+else:
+    CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC] = True
+kernel = tilelang.compile(build(1), pass_configs=CFG)
+''', None),
+]

@@ -1,0 +1,758 @@
+"""Hypothesis strategies that write small, realistic kernel modules for the
+differential oracle.
+
+A program is a module `gen_main.py` (plus, sometimes, a sibling module
+`gen_cfg.py` it imports) that builds a few pass_configs dicts with one
+*statement form* after another and compiles one to three kernels at sites
+placed between those statements. Every compile site is exercised when the
+module runs (the driver calls a never-called jit factory afterwards), so the
+driver judges it strictly (`strict_sites`). Each statement form is named (see
+FORMS); `programs(exclude=...)` leaves forms out.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+SWITCH_NAMES = (
+    "TL_ASCEND_AUTO_SYNC",
+    "TL_ASCEND_MEMORY_PLANNING",
+    "TL_ASCEND_AUTO_CV_COMBINE",
+    "TL_ASCEND_AUTO_CV_SYNC",
+)
+RAW = {
+    "TL_ASCEND_AUTO_SYNC": "tl.ascend_auto_sync",
+    "TL_ASCEND_MEMORY_PLANNING": "tl.ascend_memory_planning",
+    "TL_ASCEND_AUTO_CV_COMBINE": "tl.ascend_auto_cv_combine",
+    "TL_ASCEND_AUTO_CV_SYNC": "tl.ascend_auto_cross_core_sync",
+}
+DICTS = ("BASE", "CFG_A", "CFG_B")
+
+HEADER = '''import contextlib
+import copy
+import dataclasses
+import enum
+import functools
+import typing
+
+import tilelang
+import tilelang.language as T
+import tvm
+from tilelang import PassConfigKey
+
+FAST = True
+SLOW = False
+N_CORES = 2
+K_SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+K_CV = "tl.ascend_auto_cv_combine"
+'''
+
+SIBLING = '''import tilelang
+from tilelang import PassConfigKey
+
+__all__ = ["SHARED", "shared_cfg"]
+
+FAST = True
+SLOW = False
+N_CORES = 2
+K_SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+K_CV = "tl.ascend_auto_cv_combine"
+
+SHARED = {
+    PassConfigKey.TL_ASCEND_AUTO_SYNC: %s,
+    PassConfigKey.TL_ASCEND_MEMORY_PLANNING: %s,
+}
+HIDDEN = {PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True}
+
+
+def shared_cfg(flag):
+    cfg = dict(SHARED)
+    cfg[PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE] = flag
+    return cfg
+'''
+
+
+_NO_KEY_CALL = [False]  # set by programs(exclude={"key_call"}): no PassConfigKey("raw") spelling
+
+
+def _key(draw, name=None):
+    name = name or draw(st.sampled_from(SWITCH_NAMES))
+    form = draw(st.integers(0, 7))
+    if form == 5 and _NO_KEY_CALL[0]:
+        form = 0
+    if form == 0:
+        return "PassConfigKey.%s" % name
+    if form == 1:
+        return "tilelang.PassConfigKey.%s" % name
+    if form == 2:
+        return '"%s"' % RAW[name]
+    if form == 3:
+        return 'getattr(PassConfigKey, "%s")' % name
+    if form == 4:
+        return 'PassConfigKey["%s"]' % name
+    if form == 5:
+        return 'PassConfigKey("%s")' % RAW[name]
+    if form == 6 and name == "TL_ASCEND_AUTO_SYNC":
+        return "K_SYNC"
+    if form == 6 and name == "TL_ASCEND_AUTO_CV_COMBINE":
+        return "K_CV"
+    return "PassConfigKey.%s" % name
+
+
+def _val(draw):
+    return draw(st.sampled_from((
+        "True", "False", "True", "False", "1", "0", "FAST", "SLOW", "not FAST",
+        "N_CORES > 1", "N_CORES == 1", "bool(N_CORES - 2)",
+    )))
+
+
+def _entries(draw, lo=1, hi=3):
+    names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=lo, max_size=hi, unique=True))
+    return "{%s}" % ", ".join("%s: %s" % (_key(draw, n), _val(draw)) for n in names)
+
+
+def _ind(lines, n=1):
+    return ["    " * n + line if line else line for line in lines]
+
+
+# -- statement forms: each draws and returns module lines -------------------
+
+def f_setitem(draw, i):
+    return ["%s[%s] = %s" % (draw(st.sampled_from(DICTS)), _key(draw), _val(draw))]
+
+
+def f_update(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    other = draw(st.sampled_from(DICTS))
+    return [draw(st.sampled_from((
+        "%s.update(%s)" % (d, _entries(draw)),
+        "%s.update(%s)" % (d, other),
+        "%s |= %s" % (d, _entries(draw)),
+        "%s = %s | %s" % (d, other, _entries(draw)),
+        "%s = {**%s, **%s}" % (d, other, _entries(draw)),
+        "%s = {**%s, %s: %s}" % (d, other, _key(draw), _val(draw)),
+        "%s = dict(%s, **{%s: %s})" % (d, other, _key(draw), _val(draw)),
+    )))]
+
+
+def f_setdefault_pop_del(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    k = _key(draw)
+    return draw(st.sampled_from((
+        ["%s.setdefault(%s, %s)" % (d, k, _val(draw))],
+        ["%s.pop(%s, None)" % (d, k)],
+        ["if %s in %s:" % (k, d), "    del %s[%s]" % (d, k)],
+        ["_popped_%d = %s.pop(%s, %s)" % (i, d, k, _val(draw)),
+         "%s[%s] = _popped_%d" % (draw(st.sampled_from(DICTS)), _key(draw), i)],
+        ["%s.clear()" % d],
+    )))
+
+
+def f_rebind(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    other = draw(st.sampled_from(DICTS))
+    return [draw(st.sampled_from((
+        "%s = %s" % (d, other),                 # an alias: later mutations show through both
+        "%s = dict(%s)" % (d, other),
+        "%s = %s.copy()" % (d, other),
+        "%s = %s" % (d, _entries(draw)),
+        "%s = dict.fromkeys([%s, %s], %s)" % (d, _key(draw), _key(draw), _val(draw)),
+    )))]
+
+
+def f_comprehension(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    other = draw(st.sampled_from(DICTS))
+    names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=1, max_size=3, unique=True))
+    return [draw(st.sampled_from((
+        "%s = {getattr(PassConfigKey, n): %s for n in %r}" % (d, _val(draw), list(names)),
+        "%s = {k: v for k, v in %s.items() if v}" % (d, other),
+        "%s = {k: not v for k, v in %s.items()}" % (d, other),
+        "%s = {PassConfigKey(k): %s for k in %r}" % (d, _val(draw), [RAW[n] for n in names])
+        if not _NO_KEY_CALL[0] else "%s = {k: %s for k in %r}" % (d, _val(draw), [RAW[n] for n in names]),
+        "%s.update({k: %s for k in [%s]})" % (d, _val(draw), ", ".join(_key(draw, n) for n in names)),
+    )))]
+
+
+def f_for(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=1, max_size=4, unique=True))
+    stop = draw(st.integers(0, len(names)))
+    body = ["if _i == %d:" % stop, "    %s" % draw(st.sampled_from(("break", "continue")))]
+    if draw(st.booleans()):
+        body = ["%s[_k] = %s" % (d, _val(draw))] + body
+    else:
+        body = body + ["%s[_k] = %s" % (d, _val(draw))]
+    lines = ["for _i, _k in enumerate([%s]):" % ", ".join(_key(draw, n) for n in names)] + _ind(body)
+    if draw(st.booleans()):
+        lines += ["else:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    return lines
+
+
+def f_while(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    n = draw(st.integers(0, 3))
+    lines = ["_n%d = 0" % i, "while _n%d < %d:" % (i, n),
+             "    _n%d += 1" % i,
+             "    if _n%d == %d:" % (i, draw(st.integers(1, 3))),
+             "        %s" % draw(st.sampled_from(("break", "continue"))),
+             "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    if draw(st.booleans()):
+        lines += ["else:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    return lines
+
+
+def f_try(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    raise_it = draw(st.booleans())
+    lines = ["try:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    if raise_it:
+        lines += ["    raise %s(\"no device\")" % draw(st.sampled_from(("ValueError", "KeyError", "RuntimeError")))]
+    lines += ["    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    lines += ["except (ValueError, KeyError):", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    lines += ["except RuntimeError:", "    %s" % draw(st.sampled_from(("pass", "%s.clear()" % d)))]
+    if draw(st.booleans()):
+        lines += ["else:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    if draw(st.booleans()):
+        lines += ["finally:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    return lines
+
+
+def f_return_in_try(draw, i):
+    src = draw(st.sampled_from(DICTS))
+    d = draw(st.sampled_from(DICTS))
+    ret = draw(st.sampled_from(("cfg", "dict(cfg)")))
+    lines = ["def _cfg_%d():" % i,
+             "    cfg = dict(%s)" % src,
+             "    try:",
+             "        cfg[%s] = %s" % (_key(draw), _val(draw)),
+             "        return %s" % ret,
+             "    finally:",
+             "        cfg[%s] = %s" % (_key(draw), _val(draw))]
+    if draw(st.booleans()):
+        lines += ["        %s[%s] = %s" % (src, _key(draw), _val(draw))]
+    lines += ["", "", "%s = _cfg_%d()" % (d, i)]
+    return lines
+
+
+def f_function(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    src = draw(st.sampled_from(DICTS))
+    arg = _val(draw)
+    lines = ["def _make_%d(flag, base=None):" % i,
+             "    cfg = dict(base or {})",
+             "    if flag:",
+             "        cfg[%s] = True" % _key(draw),
+             "    else:",
+             "        cfg[%s] = False" % _key(draw),
+             "    return cfg",
+             "", ""]
+    call = draw(st.sampled_from(("_make_%d(%s)" % (i, arg), "_make_%d(%s, %s)" % (i, arg, src),
+                                 "_make_%d(flag=%s, base=%s)" % (i, arg, src))))
+    lines.append("%s = %s" % (d, call))
+    return lines
+
+
+def f_closure(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["def _preset_%d(value):" % i,
+             "    extra = {%s: not value}" % _key(draw),
+             "",
+             "    def build():",
+             "        cfg = {%s: value}" % _key(draw),
+             "        cfg.update(extra)",
+             "        return cfg",
+             "    return build",
+             "", ""]
+    lines.append(draw(st.sampled_from(("%s = _preset_%d(%s)()" % (d, i, _val(draw)),
+                                       "%s.update(_preset_%d(%s)())" % (d, i, _val(draw))))))
+    return lines
+
+
+def f_decorator(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["def _force_%d(fn):" % i,
+             "    @functools.wraps(fn)",
+             "    def wrapper(*args, **kwargs):",
+             "        cfg = fn(*args, **kwargs)",
+             "        cfg[%s] = %s" % (_key(draw), _val(draw)),
+             "        return cfg",
+             "    return wrapper",
+             "", "",
+             "@_force_%d" % i,
+             "def _cfg_%d(flag):" % i,
+             "    return {%s: flag}" % _key(draw),
+             "", "",
+             "%s = _cfg_%d(%s)" % (d, i, _val(draw))]
+    return lines
+
+
+def f_partial(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["def _pair_%d(a, b):" % i,
+             "    return {%s: a, %s: b}" % (_key(draw, "TL_ASCEND_AUTO_SYNC"), _key(draw, "TL_ASCEND_AUTO_CV_COMBINE")),
+             "", "",
+             ""]
+    if draw(st.booleans()):  # bind b by keyword, pass a
+        lines += ["_half_%d = functools.partial(_pair_%d, b=%s)" % (i, i, _val(draw)),
+                  "%s = _half_%d(%s)" % (d, i, draw(st.sampled_from(("a=" + _val(draw), _val(draw)))))]
+    else:  # bind a by position, pass b
+        lines += ["_half_%d = functools.partial(_pair_%d, %s)" % (i, i, _val(draw)),
+                  "%s = _half_%d(%s)" % (d, i, draw(st.sampled_from(("b=" + _val(draw), _val(draw)))))]
+    return lines
+
+
+def f_class(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["class _Opts%d:" % i,
+             "    sync = %s" % _val(draw),
+             "    combine = %s" % _val(draw),
+             "",
+             "    def __init__(self, sync=None):",
+             "        if sync is not None:",
+             "            self.sync = sync",
+             "",
+             "    def as_configs(self):",
+             "        return {PassConfigKey.TL_ASCEND_AUTO_SYNC: self.sync,",
+             "                PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: self.combine}",
+             "", ""]
+    ctor = draw(st.sampled_from(("_Opts%d()" % i, "_Opts%d(%s)" % (i, _val(draw)),
+                                 "_Opts%d(sync=%s)" % (i, _val(draw)))))
+    if draw(st.booleans()):
+        lines += ["_opts_%d = %s" % (i, ctor), "_opts_%d.combine = %s" % (i, _val(draw)),
+                  "%s = _opts_%d.as_configs()" % (d, i)]
+    else:
+        lines += ["%s = %s.as_configs()" % (d, ctor)]
+    return lines
+
+
+def f_dataclass(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    kind = draw(st.sampled_from(("dataclass", "frozen", "namedtuple")))
+    if kind == "namedtuple":
+        head = ["class _Knobs%d(typing.NamedTuple):" % i]
+    else:
+        head = ["@dataclasses.dataclass%s" % ("(frozen=True)" if kind == "frozen" else ""),
+                "class _Knobs%d:" % i]
+    lines = head + [
+        "    sync: bool = %s" % _val(draw),
+        "    planning: bool = %s" % _val(draw),
+        "",
+        "    def to_configs(self):",
+        "        return {",
+        "            PassConfigKey.TL_ASCEND_AUTO_SYNC: self.sync,",
+        "            PassConfigKey.TL_ASCEND_MEMORY_PLANNING: self.planning,",
+        "        }",
+        "", ""]
+    ctor = draw(st.sampled_from((
+        "_Knobs%d()" % i, "_Knobs%d(%s)" % (i, _val(draw)), "_Knobs%d(planning=%s)" % (i, _val(draw)),
+        "_Knobs%d(%s, %s)" % (i, _val(draw), _val(draw)))))
+    if kind == "namedtuple" and draw(st.booleans()):
+        ctor = "%s._replace(sync=%s)" % (ctor, _val(draw))
+    elif kind != "namedtuple" and draw(st.booleans()):
+        ctor = "dataclasses.replace(%s, sync=%s)" % (ctor, _val(draw))
+    lines.append("%s = %s.to_configs()" % (d, ctor))
+    return lines
+
+
+def f_enum(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    member = draw(st.sampled_from(("DEV", "EXPERT")))
+    lines = ["class _Mode%d(enum.Enum):" % i,
+             '    DEV = "developer"',
+             '    EXPERT = "expert"',
+             "", "",
+             "_TABLE_%d = {" % i,
+             "    _Mode%d.DEV: %s," % (i, _entries(draw)),
+             "    _Mode%d.EXPERT: %s," % (i, _entries(draw)),
+             "}"]
+    lines.append(draw(st.sampled_from((
+        "%s = dict(_TABLE_%d[_Mode%d.%s])" % (d, i, i, member),
+        "%s.update(_TABLE_%d[_Mode%d(%r)])" % (d, i, i, "developer" if member == "DEV" else "expert"),
+        "%s = _TABLE_%d[_Mode%d[%r]]" % (d, i, i, member),
+    ))))
+    if draw(st.booleans()):
+        lines += ["for _m in _Mode%d:" % i,
+                  "    if _m is _Mode%d.%s:" % (i, member),
+                  "        %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    return lines
+
+
+def f_if(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    test = draw(st.sampled_from(("FAST", "SLOW", "not FAST", "N_CORES == 2", "N_CORES > 2",
+                                 "%s in %s" % (_key(draw), draw(st.sampled_from(DICTS))),
+                                 "%s.get(%s)" % (draw(st.sampled_from(DICTS)), _key(draw)))))
+    lines = ["if %s:" % test, "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    if draw(st.booleans()):
+        lines += ["else:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    return lines
+
+
+_NO_IMPORT_MUTATION = [False]  # programs(exclude={"import_mutation"}): the main module never mutates gen_cfg's dicts
+
+
+def f_sibling(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    if _NO_IMPORT_MUTATION[0]:
+        return ["%s = dict(gen_cfg.SHARED)" % d]
+    return [draw(st.sampled_from((
+        "%s = dict(gen_cfg.SHARED)" % d,
+        "%s = gen_cfg.shared_cfg(%s)" % (d, _val(draw)),
+        "gen_cfg.SHARED[%s] = %s" % (_key(draw), _val(draw)),
+        "%s.update(gen_cfg.SHARED)" % d,
+        "%s = {**gen_cfg.SHARED, %s: %s}" % (d, _key(draw), _val(draw)),
+        "%s = dict(gen_cfg.HIDDEN)" % d,
+    )))]
+
+
+def f_star(draw, i):
+    """Names that came with `from gen_cfg import *` (only __all__'s), and the
+    main module's own HIDDEN, which the star import does not replace."""
+    d = draw(st.sampled_from(DICTS))
+    if _NO_IMPORT_MUTATION[0]:
+        return [draw(st.sampled_from(("%s = dict(SHARED)" % d, "%s = dict(HIDDEN)" % d,
+                                      "%s = shared_cfg(%s)" % (d, _val(draw)))))]
+    return [draw(st.sampled_from((
+        "%s = dict(SHARED)" % d,
+        "%s = shared_cfg(%s)" % (d, _val(draw)),
+        "SHARED[%s] = %s" % (_key(draw), _val(draw)),
+        "%s = dict(HIDDEN)" % d,
+        "%s.update(HIDDEN)" % d,
+        "_alias_%d = SHARED" % i + "\n_alias_%d[%s] = %s" % (i, _key(draw), _val(draw)),
+    )))]
+
+
+def f_global(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    k, v = _key(draw), _val(draw)
+    body = draw(st.sampled_from((
+        ["    global %s" % d, "    %s = {**%s, %s: %s}" % (d, d, k, v)],
+        ["    global %s" % d, "    %s = dict(%s)" % (d, draw(st.sampled_from(DICTS))), "    %s[%s] = %s" % (d, k, v)],
+        ["    %s[%s] = %s" % (d, k, v)],  # a store needs no global
+        ["    %s = {%s: %s}  # a local: the module's dict is untouched" % (d, k, v)],
+    )))
+    lines = ["def _configure_%d():" % i] + body + ["", ""]
+    lines.append(draw(st.sampled_from(("_configure_%d()" % i, "if FAST:\n    _configure_%d()" % i,
+                                       "if SLOW:\n    _configure_%d()" % i))))
+    return lines
+
+
+def f_lambda_zip(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=1, max_size=3, unique=True))
+    keys = ", ".join(_key(draw, n) for n in names)
+    vals = ", ".join(_val(draw) for _ in names)
+    return [draw(st.sampled_from((
+        "%s = dict(zip([%s], [%s]))" % (d, keys, vals),
+        "%s = dict((k, %s) for k in [%s])" % (d, _val(draw), keys),
+        "_on_%d = lambda flag: {%s: flag}\n%s = _on_%d(%s)" % (i, _key(draw), d, i, _val(draw)),
+        "%s = {k: %s for k in PassConfigKey if k.name.startswith(\"TL_ASCEND_%s\")}" % (
+            d, _val(draw), draw(st.sampled_from(("AUTO", "MEMORY", "AUTO_CV", "")))),
+        "%s.update({k: %s for k in PassConfigKey if k.value in (%s,)})" % (
+            d, _val(draw), ", ".join('"%s"' % RAW[n] for n in names)),
+    )))]
+
+
+def f_nested(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["_PRESETS_%d = {\"dev\": %s, \"expert\": %s}" % (i, _entries(draw), _entries(draw, 0, 2))]
+    lines += draw(st.sampled_from((
+        ["%s = _PRESETS_%d[\"dev\"]" % (d, i), "_PRESETS_%d[\"dev\"][%s] = %s" % (i, _key(draw), _val(draw))],
+        ["%s = dict(_PRESETS_%d[\"expert\"])" % (d, i), "_PRESETS_%d[\"expert\"][%s] = %s" % (i, _key(draw), _val(draw))],
+        ["for _cfg in _PRESETS_%d.values():" % i, "    _cfg[%s] = %s" % (_key(draw), _val(draw)),
+         "%s = _PRESETS_%d[%r]" % (d, i, draw(st.sampled_from(("dev", "expert"))))],
+        ["for _cfg in (%s, %s):" % (draw(st.sampled_from(DICTS)), draw(st.sampled_from(DICTS))),
+         "    _cfg[%s] = %s" % (_key(draw), _val(draw))],
+        ["%s = _PRESETS_%d.get(%r, {})" % (d, i, draw(st.sampled_from(("dev", "expert", "missing"))))],
+    )))
+    return lines
+
+
+def f_gotchas(draw, i):
+    """Python semantics an evaluator can get subtly wrong."""
+    d = draw(st.sampled_from(DICTS))
+    e = draw(st.sampled_from(DICTS))
+    name = draw(st.sampled_from(SWITCH_NAMES))
+    k1, k2 = _key(draw, name), _key(draw, name)  # two spellings of one key
+    return draw(st.sampled_from((
+        ["%s = {%s: %s, %s: %s}" % (d, k1, _val(draw), k2, _val(draw))],   # one key twice: the last wins
+        ["%s.update({%s: %s})" % (d, k2, _val(draw)), "%s.setdefault(%s, %s)" % (d, k1, _val(draw))],
+        ["%s = %s = {%s: %s}" % (d, e, _key(draw), _val(draw)), "%s[%s] = %s" % (e, _key(draw), _val(draw))],
+        ["%s = %s or %s" % (d, draw(st.sampled_from(("{}", "None", e, "dict()"))), e)],
+        ["%s = %s if %s else %s" % (d, e, e, _entries(draw))],
+        ["%s = copy.copy(%s)" % (d, e), "%s[%s] = %s" % (e, _key(draw), _val(draw))],
+        ["%s = copy.deepcopy(%s)" % (d, e), "%s[%s] = %s" % (e, _key(draw), _val(draw))],
+        ["%s, %s = %s, %s" % (d, e, e, d)],
+        ["_first_%d, *_rest_%d = [%s, %s]" % (i, i, e, d), "%s = _first_%d" % (d, i)],
+        ["if (_tmp_%d := %s.get(%s)) is not None:" % (i, e, _key(draw)),
+         "    %s[%s] = not _tmp_%d" % (d, _key(draw), i)],
+        ["%s.update([(%s, %s)])" % (d, _key(draw), _val(draw))],
+        ["for _x in range(2):", "    for _y in range(3):", "        if _y == 1:", "            break",
+         "        %s[%s] = _x == %d" % (d, _key(draw), draw(st.integers(0, 1)))],
+    )))
+
+
+def f_keyerror(draw, i):
+    """Statements that raise KeyError when the key is missing (del, pop
+    without a default, a lookup), under try/except or contextlib.suppress."""
+    d = draw(st.sampled_from(DICTS))
+    e = draw(st.sampled_from(DICTS))
+    raising = draw(st.sampled_from(("del %s[%s]" % (e, _key(draw)), "%s.pop(%s)" % (e, _key(draw)),
+                                    "_seen_%d = %s[%s]" % (i, e, _key(draw)))))
+    rest = "%s[%s] = %s" % (d, _key(draw), _val(draw))
+    if draw(st.booleans()):
+        return ["with contextlib.suppress(KeyError):", "    " + raising, "    " + rest]
+    return ["try:", "    " + raising, "    " + rest, "except KeyError:",
+            "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+
+
+_NO_SETATTR = [False]  # programs(exclude={"setattr"}): no setattr() builtin
+
+
+def f_instance(draw, i):
+    d = draw(st.sampled_from(DICTS))
+    lines = ["class _Holder%d:" % i,
+             "    CFG = {%s: %s}" % (_key(draw), _val(draw)),
+             "    sync = %s" % _val(draw),
+             "", ""]
+    lines += ["_h_%d = _Holder%d()" % (i, i)]
+    lines += draw(st.sampled_from((
+        ["_h_%d.CFG[%s] = %s" % (i, _key(draw), _val(draw)), "%s = dict(_Holder%d.CFG)" % (d, i)],
+        ["_h_%d.CFG = {%s: %s}" % (i, _key(draw), _val(draw)), "%s = dict(_Holder%d.CFG)" % (d, i)],
+        [("setattr(_h_%d, \"sync\", %s)" if not _NO_SETATTR[0] else "_h_%d.sync = %s") % (i, _val(draw)),
+         "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = getattr(_h_%d, \"sync\")" % (d, i)],
+        ["_Holder%d.sync = %s" % (i, _val(draw)), "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = _h_%d.sync" % (d, i)],
+    )))
+    return lines
+
+
+# Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
+# factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
+# "import_mutation" (the main module never stores into gen_cfg's dicts),
+# "setattr" (no setattr() builtin), "ctx_name" (the config of a PassContext
+# that `tilelang.lower` compiles under is a dict literal) and
+# the site kinds SITE_KINDS.
+FORMS = {
+    "setitem": f_setitem,
+    "update": f_update,
+    "setdefault_pop_del": f_setdefault_pop_del,
+    "rebind": f_rebind,
+    "comprehension": f_comprehension,
+    "for": f_for,
+    "while": f_while,
+    "try": f_try,
+    "return_in_try": f_return_in_try,
+    "function": f_function,
+    "closure": f_closure,
+    "decorator": f_decorator,
+    "partial": f_partial,
+    "class": f_class,
+    "dataclass": f_dataclass,
+    "enum": f_enum,
+    "if": f_if,
+    "sibling": f_sibling,
+    "star": f_star,
+    "global": f_global,
+    "lambda_zip": f_lambda_zip,
+    "nested": f_nested,
+    "gotchas": f_gotchas,
+    "instance": f_instance,
+    "keyerror": f_keyerror,
+}
+
+# -- compile sites -----------------------------------------------------------
+
+SITE_KINDS = ("jit", "jit_bare", "compile", "lower", "compile_in_function", "jit_star", "method",
+              "static_jit", "partial_compile", "lower_bare", "compile_in_ctx", "dead", "select",
+              "default_arg", "kwargs_spread", "loop_compile", "helper_twice")
+
+
+def _kernel(n, indent, name=None, ret=True):
+    body = ["@T.prim_func",
+            "def %s(A: T.Tensor((M, 128), \"float16\"), B: T.Tensor((M, 128), \"float16\")):" % (
+                name or "kern_%d" % n),
+            "    with T.Kernel(M // 64, is_npu=True) as (cid, vid):",
+            "        a = T.alloc_ub((32, 128), \"float16\")",
+            "        T.copy(A[cid * 64 + vid * 32, 0], a)",
+            "        T.copy(a, B[cid * 64 + vid * 32, 0])",
+            ""] + (["return %s" % (name or "kern_%d" % n)] if ret else [])
+    return _ind(body, indent)
+
+
+def _config_expr(draw):
+    d = draw(st.sampled_from(DICTS))
+    return draw(st.sampled_from((
+        d, d, d, "dict(%s)" % d, "{**%s, %s: %s}" % (d, _key(draw), _val(draw)),
+        "%s | %s" % (d, _entries(draw, 1, 1)), "None" if draw(st.integers(0, 5)) == 0 else d,
+    )))
+
+
+_NO_CTX_NAME = [False]  # programs(exclude={"ctx_name"}): a PassContext's config is a dict literal
+
+
+def _ctx(draw, expr):
+    """The config of a `PassContext` that `tilelang.lower` compiles under."""
+    return _entries(draw, 0, 3) if _NO_CTX_NAME[0] else expr
+
+
+def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
+    """(definition lines placed before the statements, call lines placed at a
+    drawn position or None, kind). `jit_call`: a jit factory may be called at
+    module level (else the driver calls it after the module ran)."""
+    kind = draw(st.sampled_from(kinds))
+    expr = _config_expr(draw)
+    if kind in ("jit", "jit_bare", "jit_star"):
+        if kind == "jit":
+            deco = ["@tilelang.jit(out_idx=[-1], pass_configs=%s)" % expr]
+        elif kind == "jit_bare":
+            deco = ["@tilelang.jit"]
+        else:
+            deco = ["@tilelang.jit(", "    out_idx=[-1],", "    pass_configs=%s," % expr, ")"]
+        define = deco + ["def make_%d(M):" % n] + _kernel(n, 1)
+        call = None
+        if jit_call and draw(st.booleans()):
+            call = ["kernel_%d = make_%d(%d)" % (n, n, 64 * (n + 1))]
+            kind += "+jit_call"
+        return define, call, kind
+    if kind == "method":
+        define = ["class Op%d:" % n,
+                  "    CFG = %s" % expr,
+                  "",
+                  "    def __init__(self, M):",
+                  "        self.M = M",
+                  "",
+                  "    def kernel(self):",
+                  "        M = self.M"] + _kernel(n, 2) + [
+                  "",
+                  "    def compile(self):",
+                  "        return tilelang.compile(self.kernel(), out_idx=[-1], pass_configs=%s)"
+                  % draw(st.sampled_from(("self.CFG", "type(self).CFG", "Op%d.CFG" % n)))]
+        return define, ["kernel_%d = Op%d(128).compile()" % (n, n)], kind
+    if kind == "static_jit":
+        define = ["class Lib%d:" % n,
+                  "    @staticmethod",
+                  "    @tilelang.jit(out_idx=[-1], pass_configs=%s)" % expr,
+                  "    def make(M):"] + _kernel(n, 2)
+        call = None
+        if jit_call and draw(st.booleans()):
+            call = ["kernel_%d = Lib%d.make(128)" % (n, n)]
+            kind += "+jit_call"
+        return define, call, kind
+    if kind == "select":
+        fast = draw(st.sampled_from(("FAST", "SLOW", "True", "False")))
+        define = ["def build_%d(M, fast=%s):" % (n, fast)] + _kernel(n, 1, ret=False) + _kernel(
+            n, 1, name="kern_%d_b" % n, ret=False) + [
+            "    if fast:", "        return kern_%d" % n, "    return kern_%d_b" % n]
+        arg = draw(st.sampled_from(("", ", fast=True", ", fast=False", ", SLOW", ", not SLOW")))
+        return define, ["kernel_%d = tilelang.compile(build_%d(128%s), pass_configs=%s)" % (n, n, arg, expr)], kind
+    if kind == "kwargs_spread":
+        form = draw(st.integers(0, 2))
+        if form == 0:
+            define = ["JIT_KW_%d = {\"out_idx\": [-1], \"pass_configs\": %s}" % (n, expr), "",
+                      "@tilelang.jit(**JIT_KW_%d)" % n, "def make_%d(M):" % n] + _kernel(n, 1)
+            call = ["kernel_%d = make_%d(128)" % (n, n)] if jit_call and draw(st.booleans()) else None
+            return define, call, kind
+        define = ["def build_%d(M):" % n] + _kernel(n, 1)
+        if form == 1:
+            return define, ["kernel_%d = tilelang.compile(build_%d(128), **{\"pass_configs\": %s})" % (n, n, expr)], kind
+        return define, ["with tvm.transform.PassContext(**{\"opt_level\": 3, \"config\": %s}):" % _ctx(draw, expr),
+                        "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)], kind
+    define = ["def build_%d(M):" % n] + _kernel(n, 1)
+    if kind == "loop_compile":
+        a, b = _config_expr(draw), _config_expr(draw)
+        call = draw(st.sampled_from((
+            ["kernels_%d = []" % n, "for _cfg in (%s, %s):" % (a, b),
+             "    kernels_%d.append(tilelang.compile(build_%d(128), pass_configs=_cfg))" % (n, n)],
+            ["kernels_%d = [tilelang.compile(build_%d(128), pass_configs=c) for c in (%s, %s)]" % (n, n, a, b)],
+        )))
+        return define, call, kind
+    if kind == "helper_twice":
+        define += ["", "", "def compile_%d(cfg):" % n,
+                   "    return tilelang.compile(build_%d(128), pass_configs=cfg)" % n, "",
+                   "", "kernel_%d_a = compile_%d(%s)" % (n, n, _config_expr(draw))]
+        return define, ["kernel_%d_b = compile_%d(%s)" % (n, n, expr)], kind
+    if kind == "default_arg":
+        # the default is evaluated once, where the def runs: a later rebinding of the
+        # name does not change it, a mutation of the dict does
+        define += ["", "", "def compile_%d(prog, cfg=%s):" % (n, expr),
+                   "    return tilelang.compile(prog, pass_configs=cfg)"]
+        call = ["kernel_%d = compile_%d(build_%d(128))" % (n, n, n)]
+    elif kind == "partial_compile":
+        define += ["", "", "compile_%d = functools.partial(tilelang.compile, out_idx=[-1], pass_configs=%s)"
+                   % (n, expr)]
+        call = ["kernel_%d = compile_%d(build_%d(128))" % (n, n, n)]
+    elif kind == "lower_bare":
+        call = ["artifact_%d = tilelang.lower(build_%d(128))" % (n, n)]
+    elif kind == "compile_in_ctx":
+        call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % _config_expr(draw),
+                "    kernel_%d = tilelang.compile(build_%d(128), pass_configs=%s)" % (n, n, expr)]
+    elif kind == "dead":
+        call = ["if %s:" % draw(st.sampled_from(("SLOW", "not FAST", "N_CORES > 2"))),
+                "    kernel_%d = tilelang.compile(build_%d(128), pass_configs=%s)" % (n, n, expr)]
+    elif kind == "compile":
+        call = ["kernel_%d = tilelang.compile(build_%d(128), out_idx=[-1], pass_configs=%s)" % (n, n, expr)]
+    elif kind == "lower":
+        call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % _ctx(draw, expr),
+                "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)]
+    else:
+        define += ["", "", "def compile_%d(cfg):" % n,
+                   "    return tilelang.compile(build_%d(128), pass_configs=cfg)" % n]
+        call = ["kernel_%d = compile_%d(%s)" % (n, n, expr)]
+    return define, call, kind
+
+
+@st.composite
+def programs(draw, exclude=frozenset()):
+    """(main source, {sibling module name: source}, [form names used])."""
+    forms = sorted(f for f in FORMS if f not in exclude)
+    _NO_KEY_CALL[0] = "key_call" in exclude
+    _NO_IMPORT_MUTATION[0] = "import_mutation" in exclude
+    _NO_SETATTR[0] = "setattr" in exclude
+    _NO_CTX_NAME[0] = "ctx_name" in exclude
+    used = []
+    sibling = draw(st.booleans()) and "sibling" in forms
+    lines = HEADER.splitlines()
+    siblings = {}
+    star = False
+    if sibling:
+        text = SIBLING % (draw(st.sampled_from(("True", "False", "1", "0"))),
+                          draw(st.sampled_from(("True", "False", "1", "0"))))
+        for _ in range(draw(st.integers(0, 2))):  # the sibling's own module-level mutations
+            text += "\n" + draw(st.sampled_from((
+                "SHARED[%s] = %s" % (_key(draw), _val(draw)),
+                "SHARED.update(%s)" % _entries(draw, 1, 2),
+                "SHARED.pop(%s, None)" % _key(draw),
+                "HIDDEN[%s] = %s" % (_key(draw), _val(draw)),
+            ))) + "\n"
+        siblings["gen_cfg"] = text
+        star = "star" in forms and draw(st.booleans())
+        if star:
+            lines.append("HIDDEN = {%s: %s}" % (_key(draw), _val(draw)))
+        lines.append("import gen_cfg" + ("\nfrom gen_cfg import *" if star else ""))
+    forms = [f for f in forms if (f != "sibling" or sibling) and (f != "star" or star)]
+    lines += ["", "BASE = %s" % _entries(draw, 0, 3), "CFG_A = %s" % _entries(draw, 0, 3),
+              "CFG_B = dict(BASE)"]
+    if sibling and star and draw(st.booleans()):
+        lines.append("CFG_B = dict(SHARED)")
+    kinds = [k for k in SITE_KINDS if k not in exclude]
+    n_sites = draw(st.integers(1, 3))
+    sites = [_site(draw, n, kinds, jit_call="jit_call" not in exclude) for n in range(n_sites)]
+    for define, _, _ in sites:
+        lines += ["", ""] + define
+    n_stmts = draw(st.integers(1, 6))
+    body = []
+    for i in range(n_stmts):
+        name = draw(st.sampled_from(forms))
+        used.append(name)
+        body.append(FORMS[name](draw, i))
+    calls = [(draw(st.integers(0, n_stmts)), call) for _, call, _ in sites if call is not None]
+    lines.append("")
+    for i in range(n_stmts + 1):
+        for pos, call in calls:
+            if pos == i:
+                lines += [""] + call
+        if i < n_stmts:
+            lines += [""] + body[i]
+    for _, _, kind in sites:
+        used += kind.split("+")
+    return "\n".join(lines) + "\n", siblings, used

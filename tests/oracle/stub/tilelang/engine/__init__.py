@@ -1,0 +1,1 @@
+from .lower import lower, is_device_call  # noqa: F401

@@ -1,0 +1,1 @@
+from .ir.transform import PassContext  # noqa: F401

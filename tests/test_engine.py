@@ -1,0 +1,420 @@
+"""The one engine (issue #19): the evaluator reads every value, and where it
+is not exact it says unknown. Each test pins a construct to what CPython
+does, or to UNKNOWN."""
+import ast
+import textwrap
+
+from flake8_tilelang import constants as C
+from flake8_tilelang.model import build_model
+from flake8_tilelang.model.evaluate import UNKNOWN, export
+
+HEAD = """\
+import tilelang
+import tilelang.language as T
+import tvm
+
+AUTO = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC
+
+
+def build(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float16")):
+        with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+            T.barrier_all()
+
+    return main
+
+"""
+
+
+def model_of(body: str):
+    return build_model(ast.parse(HEAD + textwrap.dedent(body)), "k.py")
+
+
+def final(body: str, name: str):
+    return export(model_of(body).resolver.evaluator().final(name))
+
+
+def test_lower_outside_any_pass_context_is_all_off_once():
+    model = model_of("""
+        lib = tilelang.lower(build(1024))
+    """)
+    (site,) = model.sites
+    assert site.outside_pass_context
+    assert site.config.complete and site.config.is_off(C.AUTO_SYNC)
+    assert "no PassContext" in site.config.where(C.AUTO_SYNC)
+    assert [k.name for k in site.kernels] == ["main"]
+
+
+def test_lower_in_a_helper_called_inside_a_pass_context():
+    model = model_of("""
+        def lower_it(f):
+            return tilelang.lower(f)
+
+        with tvm.transform.PassContext(opt_level=3, config={AUTO: True}):
+            lib = lower_it(build(1024))
+    """)
+    (site,) = model.sites
+    assert not site.outside_pass_context
+    assert site.config.is_on(C.AUTO_SYNC)
+
+
+def test_lower_inside_a_users_context_manager_is_unknown():
+    model = model_of("""
+        import contextlib
+
+        @contextlib.contextmanager
+        def ascend():
+            with tvm.transform.PassContext(config={AUTO: True}):
+                yield
+
+        with ascend():
+            lib = tilelang.lower(build(1024))
+    """)
+    sites = [s for s in model.sites if s.site.kind == "lower"]
+    assert sites and all(s.config.state(C.AUTO_SYNC) is None and not s.outside_pass_context for s in sites)
+
+
+def test_finally_after_return_is_applied():
+    assert final("""
+        def make():
+            cfg = {AUTO: True}
+            try:
+                return cfg
+            finally:
+                cfg[AUTO] = False
+        X = make()[AUTO]
+    """, "X") is False
+
+
+def test_raise_in_try_reaches_a_handler_or_not():
+    assert final("""
+        x = 1
+        try:
+            raise ValueError()
+        except ValueError:
+            x = 2
+    """, "x") == 2
+    assert final("""
+        x = 1
+        try:
+            raise ValueError()
+        except KeyError:
+            x = 2
+        except ValueError:
+            x = 3
+    """, "x") is UNKNOWN
+
+
+def test_flag_set_in_a_later_iteration_of_an_unknown_loop():
+    # iteration 1 sets the flag, iteration 2 reads it: one pass would miss the write
+    assert final("""
+        import os
+        cfg = {AUTO: False}
+        flag = False
+        while os.environ.get("GO"):
+            if flag:
+                cfg[AUTO] = True
+            flag = True
+        X = cfg[AUTO]
+    """, "X") is UNKNOWN
+    assert final("""
+        import os
+        seen = {"a": False}
+        cfg = {AUTO: False}
+        for _ in os.environ:
+            if seen["a"]:
+                cfg[AUTO] = True
+            seen["a"] = True
+        X = cfg[AUTO]
+    """, "X") is UNKNOWN
+
+
+def test_break_under_an_unknown_test_makes_later_iterations_uncertain():
+    assert final("""
+        import os
+        n = 0
+        for k in "abc":
+            if os.environ.get(k):
+                break
+            n = n + 1
+    """, "n") is UNKNOWN
+    assert final("""
+        n = 0
+        for k in "abc":
+            if k == "b":
+                break
+            n = n + 1
+        else:
+            n = 99
+    """, "n") == 1
+
+
+def test_loop_else_of_an_unknown_loop_may_run():
+    assert final("""
+        import os
+        x = 1
+        for _ in os.environ:
+            pass
+        else:
+            x = 2
+    """, "x") is UNKNOWN
+
+
+def test_dataclass_namedtuple_and_enum_values():
+    body = """
+        import dataclasses, enum
+        from typing import NamedTuple
+
+        @dataclasses.dataclass
+        class Opts:
+            sync: bool = True
+            threads: int = 2
+
+        class P(NamedTuple):
+            a: int
+            b: int = 5
+
+        class Mode(enum.Enum):
+            EXPERT = "expert"
+            DEV = "dev"
+
+        A = Opts(False).sync
+        B = Opts(threads=1).threads
+        C1 = P(1).b
+        D = P(1, b=7).b
+        E = Mode("dev").name
+        F = [m.value for m in Mode]
+        G = Mode.EXPERT == "expert"
+        H = Mode.EXPERT == Mode["EXPERT"]
+    """
+    model = model_of(body)
+    ev = model.resolver.evaluator()
+    got = {n: export(ev.final(n)) for n in "A B C1 D E F G H".split()}
+    assert got == {"A": False, "B": 1, "C1": 5, "D": 7, "E": "DEV", "F": ["expert", "dev"], "G": UNKNOWN,
+                   "H": True}
+
+
+def test_unknown_base_or_decorator_makes_a_class_opaque():
+    body = """
+        import somewhere_else
+
+        class Cfg(somewhere_else.Base):
+            SYNC = True
+            def __repr__(self):
+                return "cfg"
+
+        def registered(cls):
+            return cls
+
+        @somewhere_else.register
+        class Other:
+            SYNC = True
+
+        A = Cfg.SYNC            # its own attribute: first in the MRO
+        B = Cfg().SYNC          # the base's __init__ may set an instance attribute
+        C1 = Cfg.OTHER          # may come from the base
+        D = Other.SYNC          # the decorator may return anything
+    """
+    got = {n: final(body, n) for n in ("A", "B", "C1", "D")}
+    assert got == {"A": True, "B": UNKNOWN, "C1": UNKNOWN, "D": UNKNOWN}
+
+
+def test_class_attributes_through_self_type_and_base():
+    body = """
+        class Base:
+            CFG = {AUTO: True}
+            def get(self):
+                return self.CFG
+            @classmethod
+            def cls_get(cls):
+                return cls.CFG
+
+        class Child(Base):
+            pass
+
+        class Manual(Base):
+            CFG = {AUTO: False}
+            def typed(self):
+                return type(self).CFG
+
+        A = Child().get()[AUTO]
+        B = Manual().get()[AUTO]
+        C1 = Manual.cls_get()[AUTO]
+        D = Manual().typed()[AUTO]
+    """
+    got = {n: final(body, n) for n in ("A", "B", "C1", "D")}
+    assert got == {"A": True, "B": False, "C1": False, "D": False}
+
+
+def test_list_changed_by_something_unknown_is_unknown():
+    body = """
+        import os
+        L = [1, 2]
+        L.insert(0, os.environ)
+        N = len(L)
+        F = L[0]
+    """
+    assert final(body, "N") is UNKNOWN
+    assert final(body, "F") is UNKNOWN
+
+
+def test_jit_factory_called_at_module_level_sees_the_dict_at_the_call():
+    model = model_of("""
+        CFG = {AUTO: True}
+
+        @tilelang.jit(pass_configs=CFG)
+        def factory(M):
+            @T.prim_func
+            def k(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.barrier_all()
+            return k
+
+        NOW = factory(1024)
+        CFG[AUTO] = False
+    """)
+    states = sorted(str(s.config.state(C.AUTO_SYNC)) for s in model.sites)
+    assert states == ["True"]  # compiled at the call, before the store; the module calls it for certain
+
+
+def test_jit_factory_called_only_maybe_keeps_the_final_state_too():
+    model = model_of("""
+        CFG = {AUTO: True}
+
+        @tilelang.jit(pass_configs=CFG)
+        def factory(M):
+            @T.prim_func
+            def k(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.barrier_all()
+            return k
+
+        if __name__ == "__main__":
+            NOW = factory(1024)
+        CFG[AUTO] = False
+    """)
+    states = sorted(str(s.config.state(C.AUTO_SYNC)) for s in model.sites)
+    assert states == ["False", "True"]  # the maybe-call (on), and an importer's later call (off)
+
+
+def test_stores_into_another_objects_state():
+    body = """
+        class Holder:
+            sync = False
+
+        h = Holder()
+        setattr(h, "sync", True)
+        setattr(Holder, "other", 3)
+        A = h.sync
+        B = Holder.other
+        K = tilelang.PassConfigKey("tl.ascend_auto_sync")
+    """
+    assert final(body, "A") is True
+    assert final(body, "B") == 3
+    assert final(body, "K") == C.AUTO_SYNC
+
+
+def test_star_import_of_an_unreadable_module_may_rebind_anything(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    src = HEAD + "CFG = {AUTO: True}\nfrom .missing_module import *\nX = CFG\nK = tilelang.compile(build(64), pass_configs=CFG)\n"
+    path = tmp_path / "k.py"
+    path.write_text(src)
+    model = build_model(ast.parse(src), str(path))
+    assert export(model.resolver.evaluator().final("X")) is UNKNOWN
+    assert all(s.config.state(C.AUTO_SYNC) is None for s in model.sites)
+
+
+def test_kernel_constants_agree_over_every_frame_or_are_unknown():
+    model = model_of("""
+        def vec(M, threads):
+            @T.prim_func
+            def main(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, threads=threads, is_npu=True) as cid:
+                    T.copy(A[0], A[0])
+            return main
+
+        A1 = tilelang.compile(vec(1024, 2))
+        A2 = tilelang.compile(vec(2048, 2))
+    """)
+    (kernel,) = [k for k in model.kernels if k.func.parent.name == "vec"]
+    assert kernel.launches[0].threads == 2
+    model = model_of("""
+        def vec(M, threads):
+            @T.prim_func
+            def main(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, threads=threads, is_npu=True) as cid:
+                    T.copy(A[0], A[0])
+            return main
+
+        A1 = tilelang.compile(vec(1024, 2))
+        A2 = tilelang.compile(vec(2048, 1))
+    """)
+    (kernel,) = [k for k in model.kernels if k.func.parent.name == "vec"]
+    assert kernel.launches[0].threads is UNKNOWN
+
+
+def test_a_certain_key_error_stops_the_code_after_it():
+    body = """
+        CFG = {AUTO: False}
+
+        def enable(cfg):
+            cfg["missing"]          # KeyError: nothing after it runs
+            cfg[AUTO] = True
+
+        try:
+            enable(CFG)
+            CFG["after"] = 1        # not reached either
+        except KeyError:
+            pass
+        X = CFG[AUTO]
+        Y = CFG.get("after")
+        Z = CFG.pop("nothing", 5)
+    """
+    assert final(body, "X") is False
+    assert final(body, "Y") is None
+    assert final(body, "Z") == 5
+
+
+def test_dataclass_field_defaults_and_replace():
+    body = """
+        import dataclasses
+
+        @dataclasses.dataclass(frozen=True)
+        class Opts:
+            sync: bool = False
+            extra: dict = dataclasses.field(default_factory=dict)
+            level: int = dataclasses.field(default=3)
+
+        A = Opts(True)
+        B = dataclasses.replace(A, sync=False)
+        S1, S2 = A.sync, B.sync
+        L = B.level
+        E = len(A.extra)
+        SAME = A.extra is B.extra
+    """
+    got = {n: final(body, n) for n in ("S1", "S2", "L", "E")}
+    assert got == {"S1": True, "S2": False, "L": 3, "E": 0}
+
+
+def test_starred_unpacking_keeps_the_objects():
+    # found by the oracle's generated programs: the jit decorator holds the dict BASE
+    # names again after `first, *rest = [BASE, BASE]`; the store goes into that dict
+    model = model_of("""
+        BASE = {}
+
+        @tilelang.jit(pass_configs=BASE)
+        def make(M):
+            @T.prim_func
+            def k(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.copy(A[0], A[0])
+            return k
+
+        first, *rest, last = [BASE, 1, 2, BASE]
+        BASE = first
+        BASE[AUTO] = True
+        R = rest
+    """)
+    assert [s.config.state(C.AUTO_SYNC) for s in model.sites] == [True]
+    assert export(model.resolver.evaluator().final("R")) == [1, 2]
