@@ -676,7 +676,7 @@ def test_the_modules_one_file_follows_have_a_budget(repo, monkeypatch, capsys):
     monkeypatch.setattr(crossmod, "_build", lambda source, path: built.append(path) or real(source, path))
     monkeypatch.setattr(crossmod, "MAX_FILE_MODULE_BYTES", 20_000)
     (repo / "k.py").write_text(_importing_tree(repo, 16, 8_000))
-    loader = crossmod.Loader(str(repo / "k.py"))
+    loader = crossmod.Loader(str(repo / "k.py"), analyse=lambda builder, _loader: builder)  # the engine passes its own analyser
     found = [loader.resolver_for(str(repo / ("cfg%d.py" % i))) for i in range(16)]
     assert sum(1 for r in found if r is not None) == 2 and len(built) == 2  # then: unknown
     run(["check", "--no-cache", "k.py"], capsys)  # and a run over it is fine
@@ -690,7 +690,7 @@ def test_a_process_parses_and_keeps_at_most_its_budget(repo, monkeypatch):
     _importing_tree(repo, 16, 8_000)
     results = []
     for i in range(16):  # sixteen linted files, one module each
-        loader = crossmod.Loader(str(repo / ("user%d.py" % i)))
+        loader = crossmod.Loader(str(repo / ("user%d.py" % i)), analyse=lambda builder, _loader: builder)
         results.append(loader.resolver_for(str(repo / ("cfg%d.py" % i))))
         assert crossmod._BUDGET["kept"] <= 20_000
         assert sum(v[1] for v in crossmod._PARSE_CACHE.values() if v[2] is not None) == crossmod._BUDGET["kept"]
@@ -710,7 +710,7 @@ def test_workers_share_the_runs_module_budget(monkeypatch):
 def test_the_module_lookup_cache_is_evicted(repo, monkeypatch):
     crossmod.reset_budget()
     monkeypatch.setattr(crossmod, "_FIND_CACHE_MAX", 50)
-    loader = crossmod.Loader(str(repo / "k.py"))
+    loader = crossmod.Loader(str(repo / "k.py"), analyse=lambda builder, _loader: builder)  # the engine passes its own analyser
     for i in range(500):
         loader.split("mod%d.X" % i, str(repo / "k.py"))
     assert len(crossmod._FIND_CACHE) <= 50
