@@ -468,7 +468,7 @@ def cmd_migrate(args) -> int:
         plans.append(fp)
         if fp.new_text is None:
             continue
-        new_bytes = source.encode(fp.new_text)
+        new_bytes = fp.new_bytes if fp.new_bytes is not None else source.encode(fp.new_text)
         result = lint_source(display, new_bytes, finder.for_path(display))
         fp.remaining = [(f.line, f.code) for f in result.findings]
         if args.diff:
