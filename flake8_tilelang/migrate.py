@@ -630,10 +630,11 @@ class _Planner:
             vid = launch.vid_name  # the second target, whatever its name (`as (bx, by)`)
             reads = launch.vid_reads()
             if reads:
-                lines = sorted({n.lineno for n in reads})
-                plan.steps.append(Step(launch.line, "remove the `%s` offsets and halved tiles (lines %s), then "
-                                                    "launch with `threads=2` and `as %s`" % (
-                                                        vid, _lines(lines), _first_name(target)),
+                halved = [n for n, why in self._tiles_not_splitting(kernel) if "by hand" in why]
+                lines = sorted({n.lineno for n in reads} | set(halved))
+                plan.steps.append(Step(launch.line, "remove the `%s` offsets%s, then launch with `threads=2` and "
+                                                    "`as %s`" % (vid, " and size the halved tiles to the full tile"
+                                                                 if halved else "", _first_name(target)),
                                        "§3.1.1 steps 1 and 3", lines))
                 continue
             if not (isinstance(target, ast.Tuple) and len(target.elts) == 2
@@ -948,28 +949,48 @@ def _lines(lines: List[int]) -> str:
 
 # -- the command ------------------------------------------------------------------------
 
-def report_text(plans: List[FilePlan]) -> str:
-    out = []
-    for fp in plans:
-        for k in fp.kernels:
-            if k.status == "unchanged":
-                continue
-            head = "%s:%d: %s (%s): %s" % (fp.path, k.line, k.name, k.mode, k.status)
-            if k.status == "skipped":
-                head += ": " + k.reason
-            elif fp.error:
-                head = "%s:%d: %s (%s): not written: %s" % (fp.path, k.line, k.name, k.mode, fp.error)
-            elif k.actions:
+def report_text(plans: List[FilePlan], show_optional: bool = False) -> str:
+    """What needs a human first (skipped kernels, then kernels with manual
+    steps, each step with every line it concerns), then what was migrated
+    cleanly. The optional ``T.tile.*`` rewrites are a count unless
+    ``show_optional``."""
+    first: List[str] = []
+    later: List[str] = []
+    optional = 0
+    order = {"skipped": 0}
+    rows = [(fp, k) for fp in plans for k in fp.kernels if k.status != "unchanged"]
+    rows.sort(key=lambda r: (order.get(r[1].status, 1) if r[1].needs_human or r[0].error else 2))
+    for fp, k in rows:
+        head = "%s:%d: %s (%s): %s" % (fp.path, k.line, k.name, k.mode, k.status)
+        if k.status == "skipped":
+            head += ": " + k.reason
+        elif fp.error:
+            head = "%s:%d: %s (%s): not written: %s" % (fp.path, k.line, k.name, k.mode, fp.error)
+        else:
+            if k.target and k.target != "Developer":
+                head += " to %s" % k.target
+            if k.actions:
                 head += " (%s)" % ", ".join("%s %d" % (a, n) if n > 1 else a for a, n in sorted(k.actions.items()))
-            out.append(head)
-            for step in sorted(k.steps, key=lambda s: s.line):
-                out.append("  %s:%d: manual (%s): %s" % (fp.path, step.line, step.section, step.what))
+        block = first if (k.needs_human or fp.error) else later
+        block.append(head)
+        for step in sorted(k.steps, key=lambda s: s.line):
+            if step.optional and not show_optional:
+                optional += 1
+                continue
+            where = " (lines %s)" % _lines(step.lines) if len(step.lines) > 1 else ""
+            block.append("  %s:%d: %s (%s): %s%s" % (fp.path, step.line, "optional" if step.optional else "manual",
+                                                     step.section, step.what, where))
+    for fp in plans:
         if fp.remaining and fp.new_text is not None:
-            codes = {}
+            codes: Dict[str, int] = {}
             for _, code in fp.remaining:
                 codes[code] = codes.get(code, 0) + 1
-            out.append("  %s: still reported after migrating: %s" % (
+            later.append("  %s: still reported after migrating: %s" % (
                 fp.path, ", ".join("%s %d" % (c, n) for c, n in sorted(codes.items()))))
+    out = first + later
+    if optional:
+        out.append("%d optional `T.tile.*` rewrite%s (§3.1 step 5) not listed: --show-optional lists them" % (
+            optional, "" if optional == 1 else "s"))
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -977,14 +998,24 @@ def summary(plans: List[FilePlan]) -> Dict[str, object]:
     kernels = [k for fp in plans for k in fp.kernels]
     skipped: Dict[str, int] = {}
     steps: Dict[str, int] = {}
+    targets: Dict[str, int] = {}
+    optional = 0
     for k in kernels:
         if k.status == "skipped":
             skipped[k.reason.split(":")[0]] = skipped.get(k.reason.split(":")[0], 0) + 1
-        for s in k.steps:
-            steps[s.section] = steps.get(s.section, 0) + 1
+        for st in k.steps:
+            if st.optional:
+                optional += 1
+            else:
+                steps[st.section] = steps.get(st.section, 0) + 1
+    migrated = [k for fp in plans for k in fp.kernels if k.status == "migrated" and fp.new_text is not None]
+    for k in migrated:
+        targets[k.target] = targets.get(k.target, 0) + 1
     return {
-        "migrated": sum(1 for fp in plans for k in fp.kernels if k.status == "migrated" and fp.new_text is not None),
+        "migrated": len(migrated),
+        "targets": targets,
         "skipped": skipped,
         "not_written": sum(1 for fp in plans if fp.error),
         "manual_steps": steps,
+        "optional_steps": optional,
     }

@@ -488,14 +488,16 @@ def cmd_migrate(args) -> int:
                 "kernels": [{
                     "kernel": k.name, "line": k.line, "mode": k.mode, "status": k.status, "reason": k.reason,
                     "actions": k.actions,
-                    "manual_steps": [{"line": s.line, "what": s.what, "section": s.section} for s in k.steps],
+                    "target": k.target,
+                    "manual_steps": [{"line": s.line, "lines": s.lines, "what": s.what, "section": s.section,
+                                      "optional": s.optional} for s in k.steps],
                 } for k in fp.kernels],
             } for fp in plans],
             "errors": [{"file": e.path, "code": e.code, "message": e.message} for e in errors],
             "summary": M.summary(plans),
         }, indent=2) + "\n"
     else:
-        report = M.report_text(plans)
+        report = M.report_text(plans, getattr(args, "show_optional", False))
         s = M.summary(plans)
         report += "%d kernel%s %s, %d skipped, %d manual step%s.\n" % (
             s["migrated"], "" if s["migrated"] == 1 else "s", "to migrate" if args.diff else "migrated",
