@@ -46,7 +46,10 @@ def counts(kernel) -> Dict[str, int]:
     return out
 
 
-def config_mode(config, expert_prims: bool, vector_only: bool = False) -> str:
+def config_mode(config, expert_prims: bool, vector_only: bool = False, only_scopes: bool = False) -> str:
+    """``only_scopes``: the kernel's only Expert primitives are ``T.Scope``
+    blocks (a pure Vector kernel keeps its ``T.Scope("V")`` while COMBINE is
+    off: upstream rejects unscoped code since #1606/#1753, see TLA013)."""
     states = [config.state(key) for key in C.SWITCHES]
     if any(s is None for s in states):
         return UNKNOWN
@@ -54,7 +57,8 @@ def config_mode(config, expert_prims: bool, vector_only: bool = False) -> str:
         return MIXED if expert_prims else DEVELOPER
     if not any(states):
         return EXPERT
-    if vector_only and not expert_prims and config.state(C.AUTO_SYNC) and config.state(C.MEMORY_PLANNING):
+    if vector_only and (not expert_prims or only_scopes) and config.state(C.AUTO_SYNC) \
+            and config.state(C.MEMORY_PLANNING) and not config.state(C.AUTO_CV_COMBINE):
         return DEVELOPER  # the mode guide's §2.2 row for pure Vector kernels: AUTO_SYNC + MEMORY_PLANNING
     return MIXED
 
@@ -121,6 +125,7 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
         n = counts(kernel)
         expert = any(n.values())
         vector_only = pure_vector(kernel)
+        only_scopes = not any(v for k, v in n.items() if k != "scopes")
         sites = []
         for config in kernel.configs:
             switches = {}
@@ -136,7 +141,7 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
             sites.append({
                 "origin": config.origin_desc or "pass_configs",
                 "line": origin_line,
-                "mode": config_mode(config, expert, vector_only),
+                "mode": config_mode(config, expert, vector_only, only_scopes),
                 "switches": switches,
             })
         first, last = _span(kernel)

@@ -12,8 +12,10 @@ only when every reader, in this file and in the rest of the project, is
 migrated; otherwise the kernel gets a kernel-local ``{**SHARED, ...}``.
 
 The target follows the guide's §2.2 table per kernel kind: a pure Vector
-kernel gets AUTO_SYNC + MEMORY_PLANNING (AscendInferBufferScope places its
-``alloc_shared`` buffers in UB whatever the switches); a
+kernel gets AUTO_SYNC + MEMORY_PLANNING and keeps its ``T.Scope("V")`` blocks
+(with COMBINE off, upstream rejects unscoped Vector code since #1606/#1753:
+TLA013), its ``alloc_ub`` becoming ``alloc_shared`` (AscendInferBufferScope
+places it in UB whatever the switches); a
 kernel whose Cube->Vector handoff goes through a GM buffer not named
 ``*workspace*`` keeps its scopes and cross-core flags and becomes Mixed
 (AUTO_SYNC + MEMORY_PLANNING; CombineCV only synchronises workspace-named
@@ -121,9 +123,12 @@ def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, anno
     planner = _Planner(source, tree, model)
     chosen = []
     for kernel in model.kernels:
-        expert = any(counts(kernel).values())
+        n = counts(kernel)
+        expert = any(n.values())
         vector = pure_vector(kernel)
-        mode = kernel_mode([config_mode(c, expert, vector) for c in kernel.configs]) if kernel.configs else UNKNOWN
+        only_scopes = not any(v for k, v in n.items() if k != "scopes")
+        mode = kernel_mode([config_mode(c, expert, vector, only_scopes) for c in kernel.configs]) \
+            if kernel.configs else UNKNOWN
         if only and not only & {kernel.name, kernel.display_name, kernel.display_name.split(".")[0]}:
             continue
         plan = KernelPlan(kernel.display_name, kernel.line, mode)
@@ -160,6 +165,19 @@ def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, anno
             for kw in getattr(node, "keywords", ()):
                 if kw.arg == "pass_configs":
                     planner.migrating_values.add(id(kw.value))
+    # the kind of each kernel: a pure Vector kernel that shares its dict with a Cube kernel being
+    # migrated (or already has COMBINE on) gets the full Developer target with it
+    live = [(k, p) for k, p in chosen if p.status != "skipped"]
+    literal_kinds: Dict[int, Set[str]] = {}
+    for kernel, _ in live:
+        planner.kinds[id(kernel)] = _kind(kernel)
+        for literal in planner.literals_of(kernel):
+            literal_kinds.setdefault(id(literal), set()).add(planner.kinds[id(kernel)])
+    for kernel, _ in live:
+        if planner.kinds[id(kernel)] == "vector" and (
+                any(config.state(C.AUTO_CV_COMBINE) for config in kernel.configs)
+                or any(len(literal_kinds[id(lit)]) > 1 for lit in planner.literals_of(kernel))):
+            planner.kinds[id(kernel)] = "cv"
     # 3. the plans
     for kernel, plan in chosen:
         if plan.status != "skipped":
@@ -308,6 +326,7 @@ class _Planner:
         self.key_prefix = self._key_prefix()
         self._shared_defs: Dict[int, List[str]] = {}
         self._literals: Dict[int, Tuple[ast.Dict, object, List[str]]] = {}
+        self.kinds: Dict[int, str] = {}  # id(kernel) -> "vector" or "cv"
         self.emptied_macros: Dict[int, Tuple[object, Set[int]]] = {}  # id(def) -> (Function, plans' ids)
 
     # -- skips --------------------------------------------------------------------------
@@ -361,7 +380,7 @@ class _Planner:
     # -- the kernel -----------------------------------------------------------------
     def plan(self, kernel, plan: KernelPlan, migrating: Set[int], annotate: bool) -> None:
         uses = list(kernel.raw_uses)
-        kind = _kind(kernel)
+        kind = self.kinds.get(id(kernel)) or _kind(kernel)
         handoff = self._gm_handoff(kernel, uses) if kind != "vector" else None
         if handoff is not None:
             target, switches = "Mixed", (C.AUTO_SYNC, C.MEMORY_PLANNING)
@@ -379,6 +398,7 @@ class _Planner:
         unwrapped: List[ast.With] = []
         seen: Set[int] = set()
         keep_cv = target == "Mixed"
+        keep_scopes = keep_cv or kind == "vector"  # COMBINE stays off: each op keeps its core's scope
         for u in uses:
             call = u.use.call
             if id(call) in seen:
@@ -386,7 +406,7 @@ class _Planner:
             seen.add(id(call))
             prim = u.prim
             if prim == "Scope" and u.use.with_stmt is not None:
-                if not keep_cv:
+                if not keep_scopes:
                     unwrapped.append(u.use.with_stmt)  # type: ignore[arg-type]
             elif prim in SYNC_PRIMS or prim == "annotate_address":
                 if keep_cv and prim in C.CROSS_CORE_SYNC:
@@ -812,11 +832,12 @@ class _Planner:
     def _literal(self, keys, line: int) -> str:
         return self._dict_text(["%s: True" % self._key(k) for k in keys], line)
 
-    def _dict_text(self, items: List[str], line: int) -> str:
-        """``{a, b}``, or one item a line when that would make ``line`` long."""
+    def _dict_text(self, items: List[str], line: int, width: Optional[int] = None) -> str:
+        """``{a, b}``, or one item a line when that would make ``line`` long
+        (``width``: the line's length without the text being replaced)."""
         text = "{%s}" % ", ".join(items)
         current = self.src.line_text(line)
-        if len(current) + len(text) <= 99:
+        if (len(current) if width is None else width) + len(text) <= 99:
             return text
         indent = current[:len(current) - len(current.lstrip(" \t"))]
         return "{\n%s%s}" % ("".join("%s    %s,\n" % (indent, item) for item in items), indent)
@@ -841,6 +862,17 @@ class _Planner:
             return None  # another module of the project may read it
         return assigns[0].value
 
+    def literals_of(self, kernel) -> List[ast.Dict]:
+        """The dict displays this kernel's pass_configs= would edit in place."""
+        out = []
+        for site in kernel.sites:
+            for kw in getattr(site.site.node, "keywords", ()):
+                if kw.arg == "pass_configs":
+                    literal = kw.value if isinstance(kw.value, ast.Dict) else self._own_literal(kw.value, kernel)
+                    if literal is not None:
+                        out.append(literal)
+        return out
+
     def literal_edits(self) -> List[Edit]:
         out = KernelPlan("", 0, "")
         for literal, config, keys in self._literals.values():
@@ -855,14 +887,26 @@ class _Planner:
             for k, entry in config.entries.items():
                 if entry.node is key:
                     present[k] = val
-        missing = []
+        missing = [k for k in needed if present.get(k) is None]
+        if missing and literal.lineno == literal.end_lineno:
+            # one line: rewritten whole, one entry a line when it would get long
+            turned = {id(present[k]) for k in needed if present.get(k) is not None}
+            items = []
+            for key, val in zip(literal.keys, literal.values):
+                seg = ast.get_source_segment(self.src.text, val) if id(val) not in turned else "True"
+                items.append("**" + (seg or "") if key is None else "%s: %s" % (
+                    ast.get_source_segment(self.src.text, key), seg))
+            items += ["%s: True" % self._key(k) for k in missing]
+            head = self.src.line_text(literal.lineno)
+            text = self._dict_text(items, literal.lineno, len(head) - (literal.end_col_offset - literal.col_offset))
+            plan.edits.append(Edit((literal.lineno, literal.col_offset),
+                                   (literal.end_lineno, literal.end_col_offset), text))  # type: ignore[arg-type]
+            return
         for k in needed:
             val = present.get(k)
             if val is not None:
                 plan.edits.append(Edit((val.lineno, val.col_offset), (val.end_lineno, val.end_col_offset),
                                        "True"))  # type: ignore[attr-defined]
-            else:
-                missing.append(k)
         if not missing:
             return
         if literal.values:
