@@ -69,7 +69,7 @@ def test_quickstart_slip_becomes_the_cross_core_key_not_auto_sync(tmp_path):
 def test_tla033_fixes_only_a_pipe_with_one_candidate_within_reach():
     got = {(f.line, f.fix.applicability if f.fix else None)
            for f in findings(os.path.join(HERE, "fixes", "TLA033", "pipe_name.py"), "TLA033")}
-    assert got == {(18, SAFE), (19, SAFE), (20, DISPLAY_ONLY), (21, DISPLAY_ONLY), (22, DISPLAY_ONLY)}
+    assert got == {(18, UNSAFE), (19, UNSAFE), (20, DISPLAY_ONLY), (21, DISPLAY_ONLY), (22, DISPLAY_ONLY)}
 
 
 def test_tla030_fix_is_unsafe():

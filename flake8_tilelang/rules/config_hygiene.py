@@ -196,10 +196,12 @@ def _enum_help(name: str, meant) -> str:
 @rule(
     code="TLA051",
     autofix="""
-Safe when the value spells one boolean: the strings `"True"`/`"true"`/`"1"`/
-`"on"`/`"yes"` -> `True`, `"False"`/`"false"`/`"0"`/`"off"`/`"no"` -> `False`,
-the floats `1.0`/`0.0` -> `True`/`False`, written where the key is. `None`, a
-list or any other string has no single meaning: display-only.
+Unsafe (`--fix --unsafe-fixes`) when the value spells one boolean: the
+strings `"True"`/`"true"`/`"1"`/`"on"`/`"yes"` -> `True`, `"False"`/`"false"`/
+`"0"`/`"off"`/`"no"` -> `False`, the floats `1.0`/`0.0` -> `True`/`False`,
+written where the key is. Unsafe because the switch then takes effect (today
+the compile aborts): the compiler does something else. `None`, a list or any
+other string has no single meaning: display-only.
 """,
     name="non-bool-pass-config-value",
     severity=ERROR,
@@ -262,7 +264,7 @@ def _bool_fix(entry):
     edits = None
     if meant and isinstance(node, ast.Constant) and node.value == raw and type(node.value) is type(raw):
         edits = _fix.replace_node(node, meant)
-    return _fix.fix("Write %s" % meant if meant else "Write True or False", edits, _fix.SAFE)
+    return _fix.fix("Write %s" % meant if meant else "Write True or False", edits, _fix.UNSAFE)
 
 
 @rule(

@@ -168,9 +168,11 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
 @rule(
     code="TLA033",
     autofix="""
-Safe only when exactly one valid pipe is within reach (one letter added,
-dropped, changed or two swapped: `"mte22"` -> `"mte2"`, upper case kept): the
-literal is replaced. Display-only when several are (`"mte"` is mte1, mte2 or
+Unsafe (`--fix --unsafe-fixes`), and only when exactly one valid pipe is
+within reach (one letter added, dropped, changed or two swapped: `"mte22"` ->
+`"mte2"`, upper case kept): the literal is replaced. Unsafe because it writes
+a pipe name the code did not have: which pipe a sync waits on is the
+kernel's meaning, and the compile error made a human look. Display-only when several are (`"mte"` is mte1, mte2 or
 mte3: a wrong guess would be a silent wrong sync where the compile error
 forced a look), when none is, and for a pipe passed in from elsewhere (a
 constant, a macro argument).
@@ -243,7 +245,7 @@ def invalid_pipe_name(model) -> Iterator[Report]:
                     near = suggestion(arg.value)
                     edits = _fix.replace_string(arg, near) if near else None
                     yield report(use, message(use.prim, "", arg.value), help=hint,
-                                 fix=_fix.fix(hint, edits, _fix.SAFE))
+                                 fix=_fix.fix(hint, edits, _fix.UNSAFE))
     # a pipe passed in (a constant, a macro argument) is reported where the
     # kernel reaches it
     for kernel in model.kernels:

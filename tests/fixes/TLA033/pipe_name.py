@@ -1,5 +1,5 @@
 # TLA033's fix writes the valid pipe when exactly one is within reach (one letter added,
-# dropped, changed or swapped), keeping upper case (safe); "mte" (mte1, mte2 or mte3?) and
+# dropped, changed or swapped), keeping upper case (unsafe); "mte" (mte1, mte2 or mte3?) and
 # "x" (m, v or s?) reach several, and "zzz" none: the advice only, never a guess.
 import tilelang
 import tilelang.language as T
