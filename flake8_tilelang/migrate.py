@@ -140,7 +140,7 @@ def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, anno
         chosen.append((kernel, plan))
     # 1. skips first, for every kernel: what a skipped kernel reads is never edited
     for kernel, plan in chosen:
-        reason = planner.skip_reason(kernel)
+        reason = planner.skip_reason(kernel) or planner.target_of(kernel)
         if reason:
             plan.skip(reason)
     while True:  # a macro shared with a kernel that stays is not edited: that kernel stays too
@@ -165,19 +165,14 @@ def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, anno
             for kw in getattr(node, "keywords", ()):
                 if kw.arg == "pass_configs":
                     planner.migrating_values.add(id(kw.value))
-    # the kind of each kernel: a pure Vector kernel that shares its dict with a Cube kernel being
-    # migrated (or already has COMBINE on) gets the full Developer target with it
-    live = [(k, p) for k, p in chosen if p.status != "skipped"]
-    literal_kinds: Dict[int, Set[str]] = {}
-    for kernel, _ in live:
-        planner.kinds[id(kernel)] = _kind(kernel)
+    # a dict read by kernels with different targets is never edited in place: each gets its own
+    literal_targets: Dict[int, Set[tuple]] = {}
+    for kernel, plan in chosen:
+        if plan.status == "skipped":
+            continue
         for literal in planner.literals_of(kernel):
-            literal_kinds.setdefault(id(literal), set()).add(planner.kinds[id(kernel)])
-    for kernel, _ in live:
-        if planner.kinds[id(kernel)] == "vector" and (
-                any(config.state(C.AUTO_CV_COMBINE) for config in kernel.configs)
-                or any(len(literal_kinds[id(lit)]) > 1 for lit in planner.literals_of(kernel))):
-            planner.kinds[id(kernel)] = "cv"
+            literal_targets.setdefault(id(literal), set()).add(planner.targets[id(kernel)][2])
+    planner.wrap = {key for key, targets in literal_targets.items() if len(targets) > 1}
     # 3. the plans
     for kernel, plan in chosen:
         if plan.status != "skipped":
@@ -326,7 +321,8 @@ class _Planner:
         self.key_prefix = self._key_prefix()
         self._shared_defs: Dict[int, List[str]] = {}
         self._literals: Dict[int, Tuple[ast.Dict, object, List[str]]] = {}
-        self.kinds: Dict[int, str] = {}  # id(kernel) -> "vector" or "cv"
+        self.targets: Dict[int, tuple] = {}  # id(kernel) -> (kind, target, switches, GM handoff)
+        self.wrap: Set[int] = set()  # dicts read by kernels with different targets: never edited in place
         self.emptied_macros: Dict[int, Tuple[object, Set[int]]] = {}  # id(def) -> (Function, plans' ids)
 
     # -- skips --------------------------------------------------------------------------
@@ -377,22 +373,30 @@ class _Planner:
             self._shared_defs[id(node)] = readers(self.model.filename, names) if names else []
         return self._shared_defs[id(node)]
 
+    # -- the target ------------------------------------------------------------------
+    def target_of(self, kernel) -> str:
+        """Decide the kernel's target from the guide's §2.2 table (kept in
+        ``self.targets``); a reason to skip it, or ""."""
+        kind = _kind(kernel)
+        if kind == "vector" and any(config.state(C.AUTO_CV_COMBINE) for config in kernel.configs):
+            kind = "cv"  # COMBINE already on: the full Developer target
+        handoff = self._gm_handoff(kernel, list(kernel.raw_uses)) if kind != "vector" else None
+        if handoff is not None:
+            if any(config.state(C.AUTO_CV_COMBINE) or config.state(C.AUTO_CV_SYNC) for config in kernel.configs):
+                return ("its Cube->Vector handoff goes through GM buffer `%s` (lines %s), which CombineCV does "
+                        "not synchronise, and its config turns CombineCV on: replace the handoff with an on-chip "
+                        "`T.copy` first (§3.1.1 step 4)" % (handoff[0], _lines(handoff[1])))
+            self.targets[id(kernel)] = (kind, "Mixed", (C.AUTO_SYNC, C.MEMORY_PLANNING), handoff)
+        elif kind == "vector":
+            self.targets[id(kernel)] = (kind, "Developer (pure Vector)", (C.AUTO_SYNC, C.MEMORY_PLANNING), None)
+        else:
+            self.targets[id(kernel)] = (kind, "Developer", SWITCH_ORDER, None)
+        return ""
+
     # -- the kernel -----------------------------------------------------------------
     def plan(self, kernel, plan: KernelPlan, migrating: Set[int], annotate: bool) -> None:
         uses = list(kernel.raw_uses)
-        kind = self.kinds.get(id(kernel)) or _kind(kernel)
-        handoff = self._gm_handoff(kernel, uses) if kind != "vector" else None
-        if handoff is not None:
-            target, switches = "Mixed", (C.AUTO_SYNC, C.MEMORY_PLANNING)
-            if any(config.state(C.AUTO_CV_COMBINE) or config.state(C.AUTO_CV_SYNC) for config in kernel.configs):
-                plan.skip("its Cube->Vector handoff goes through GM buffer `%s` (lines %s), which CombineCV "
-                          "does not synchronise, and its config turns CombineCV on: replace the handoff with "
-                          "an on-chip `T.copy` first (§3.1.1 step 4)" % (handoff[0], _lines(handoff[1])))
-                return
-        elif kind == "vector":
-            target, switches = "Developer (pure Vector)", (C.AUTO_SYNC, C.MEMORY_PLANNING)
-        else:
-            target, switches = "Developer", SWITCH_ORDER
+        kind, target, switches, handoff = self.targets[id(kernel)]
         plan.target = target
         removed: Set[int] = set()  # statements deleted (by id)
         unwrapped: List[ast.With] = []
@@ -816,6 +820,8 @@ class _Planner:
                 plan.did("pass_configs added")
                 continue
             literal = kw.value if isinstance(kw.value, ast.Dict) else self._own_literal(kw.value, kernel)
+            if literal is not None and id(literal) in self.wrap and not isinstance(kw.value, ast.Dict):
+                literal = None  # its readers want different targets: a kernel-local dict each
             if literal is not None:
                 _, _, keys = self._literals.setdefault(id(literal), (literal, config, []))
                 keys.extend(k for k in needed if k not in keys)
