@@ -177,8 +177,8 @@ def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, anno
     for kernel, plan in chosen:
         if plan.status != "skipped":
             planner.plan(kernel, plan, migrating, annotate)
-            if not plan.edits and not plan.steps and not plan.actions and plan.status == "migrated":
-                plan.status = "unchanged"
+            if not plan.edits and not plan.actions and plan.status == "migrated":
+                plan.status = "unchanged"  # its manual steps, if any, are still reported
                 plan.reason = "already at its target (%s)" % plan.target
     edits = list(dict.fromkeys(e for _, p in chosen if p.status == "migrated" for e in p.edits))
     edits += planner.literal_edits()  # a dict two migrated kernels share: the union of their targets
@@ -1008,7 +1008,8 @@ def report_text(plans: List[FilePlan], show_optional: bool = False) -> str:
     later: List[str] = []
     optional = 0
     order = {"skipped": 0}
-    rows = [(fp, k) for fp in plans for k in fp.kernels if k.status != "unchanged"]
+    rows = [(fp, k) for fp in plans for k in fp.kernels
+            if k.status != "unchanged" or any(not st.optional for st in k.steps)]
     rows.sort(key=lambda r: (order.get(r[1].status, 1) if r[1].needs_human or r[0].error else 2))
     for fp, k in rows:
         head = "%s:%d: %s (%s): %s" % (fp.path, k.line, k.name, k.mode, k.status)
