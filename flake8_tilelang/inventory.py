@@ -57,8 +57,9 @@ def config_mode(config, expert_prims: bool, vector_only: bool = False, only_scop
         return MIXED if expert_prims else DEVELOPER
     if not any(states):
         return EXPERT
-    if vector_only and (not expert_prims or only_scopes) and config.state(C.AUTO_SYNC) \
-            and config.state(C.MEMORY_PLANNING) and not config.state(C.AUTO_CV_COMBINE):
+    if vector_only and config.state(C.AUTO_SYNC) and config.state(C.MEMORY_PLANNING) \
+            and not config.state(C.AUTO_CV_SYNC) and (
+                not expert_prims or (only_scopes and not config.state(C.AUTO_CV_COMBINE))):
         return DEVELOPER  # the mode guide's §2.2 row for pure Vector kernels: AUTO_SYNC + MEMORY_PLANNING
     return MIXED
 

@@ -378,8 +378,6 @@ class _Planner:
         """Decide the kernel's target from the guide's §2.2 table (kept in
         ``self.targets``); a reason to skip it, or ""."""
         kind = _kind(kernel)
-        if kind == "vector" and any(config.state(C.AUTO_CV_COMBINE) for config in kernel.configs):
-            kind = "cv"  # COMBINE already on: the full Developer target
         handoff = self._gm_handoff(kernel, list(kernel.raw_uses)) if kind != "vector" else None
         if handoff is not None:
             if any(config.state(C.AUTO_CV_COMBINE) or config.state(C.AUTO_CV_SYNC) for config in kernel.configs):
@@ -388,6 +386,8 @@ class _Planner:
                         "`T.copy` first (§3.1.1 step 4)" % (handoff[0], _lines(handoff[1])))
             self.targets[id(kernel)] = (kind, "Mixed", (C.AUTO_SYNC, C.MEMORY_PLANNING), handoff)
         elif kind == "vector":
+            # AUTO_SYNC + MEMORY_PLANNING; a COMBINE already on stays (its scopes then go), CV_SYNC is
+            # never added: there is no Cube->Vector handoff to synchronise (TLA052 agrees)
             self.targets[id(kernel)] = (kind, "Developer (pure Vector)", (C.AUTO_SYNC, C.MEMORY_PLANNING), None)
         else:
             self.targets[id(kernel)] = (kind, "Developer", SWITCH_ORDER, None)
@@ -402,7 +402,9 @@ class _Planner:
         unwrapped: List[ast.With] = []
         seen: Set[int] = set()
         keep_cv = target == "Mixed"
-        keep_scopes = keep_cv or kind == "vector"  # COMBINE stays off: each op keeps its core's scope
+        # COMBINE stays off: each op keeps its core's scope
+        keep_scopes = keep_cv or (kind == "vector" and not any(
+            config.state(C.AUTO_CV_COMBINE) for config in kernel.configs))
         for u in uses:
             call = u.use.call
             if id(call) in seen:
@@ -962,7 +964,8 @@ def _kind(kernel) -> str:
     return "vector" if pure_vector(kernel) else "cv"
 
 
-_PURE_CALLS = frozenset({"range", "serial", "Pipelined", "Parallel", "unroll", "grid", "len", "min", "max"})
+_PURE_CALLS = frozenset({"range", "serial", "Pipelined", "Parallel", "unroll", "grid", "len", "min", "max", "abs",
+                         "floordiv", "floormod", "ceildiv", "truncdiv", "truncmod", "if_then_else"})
 
 
 def _pure(expr: ast.expr) -> bool:
