@@ -348,3 +348,39 @@ def test_report_leads_with_what_needs_a_human(tmp_path, capsys, monkeypatch):
     step = next(line for line in lines if "hand_halved" not in line and "line 16" in line)
     assert "(lines 15, 16)" in step
     _, out, _ = run(["migrate", "--diff", "--show-optional", "vector_macro.py"], capsys)
+
+
+VECTOR_CFG = """
+    import tilelang
+    import tilelang.language as T
+
+    CFG = {
+        tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True,
+        tilelang.PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True,
+        tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True,
+        tilelang.PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True,
+    }
+
+
+    @tilelang.jit(out_idx=[-1], pass_configs=CFG)
+    def vec(M, N, dtype="float16"):
+        @T.prim_func
+        def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+            with T.Kernel(M // 64, threads=2, is_npu=True) as cid:
+                a = T.alloc_shared((64, N), dtype)
+                T.copy(A[cid * 64, 0], a)
+                T.tile.exp(a, a)
+                T.copy(a, B[cid * 64, 0])
+
+        return main
+"""
+
+
+def test_tla052_keeps_cv_sync_of_a_dict_another_module_imports(tmp_path):
+    # point 4 for the other inert-key fix: the importer may compile a Cube kernel with it
+    root = project(tmp_path, {"vec.py": VECTOR_CFG})
+    (f,) = [f for f in findings(root / "vec.py", "TLA052")]
+    assert f.fix.edits and f.fix.applicability == UNSAFE
+    (root / "gemm.py").write_text("import tilelang\nfrom vec import CFG\n")
+    (f,) = [f for f in findings(root / "vec.py", "TLA052")]
+    assert not f.fix.edits

@@ -272,7 +272,9 @@ def _bool_fix(entry):
     autofix="""
 Unsafe (`--fix --unsafe-fixes`): deletes the entry (its whole line when it
 has one, else the entry and its comma). Unsafe because a config shared with
-kernels in other files may need the key there.
+kernels in other files may need the key there; the `TL_ASCEND_AUTO_CV_SYNC`
+entry of a module-level dict another module of the project may import is not
+deleted at all (display-only).
 """,
     name="inert-pass-config",
     severity=INFO,
@@ -321,12 +323,18 @@ def inert_pass_config(model) -> Iterator[Report]:
         if not kernels or any(s.kernels == [] for s in sites):
             continue
         if all(_pure_vector(k) for k in kernels):
+            from ..sharing import shared_beyond
+
+            ctx = _fix.current()
+            # another module of the project may read the dict for a Cube kernel: no edit
+            edits = None if shared_beyond(model.filename, ctx.tree if ctx else None, entry.node) \
+                else _fix.delete_dict_entry(entry.node)
             yield report(
                 entry.node,
                 "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
                 "Cube work" % _names(sorted({k.display_name for k in kernels})),
                 help="Remove the key",
-                fix=_fix.fix("Remove the key", _fix.delete_dict_entry(entry.node), _fix.UNSAFE),
+                fix=_fix.fix("Remove the key", edits, _fix.UNSAFE),
             )
 
 
