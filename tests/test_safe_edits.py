@@ -384,3 +384,16 @@ def test_tla052_keeps_cv_sync_of_a_dict_another_module_imports(tmp_path):
     (root / "gemm.py").write_text("import tilelang\nfrom vec import CFG\n")
     (f,) = [f for f in findings(root / "vec.py", "TLA052")]
     assert not f.fix.edits
+
+
+def test_fix_counts_agree_with_findings_across_passes():
+    # point 12: a macro's fix reported at two calls and finished on a second pass counts once each
+    from flake8_tilelang.fixes import fix_file
+
+    path = os.path.join(HERE, "fixes", "TLA002", "macro_two_passes.py")
+    with open(path, "rb") as f:
+        data = f.read()
+    found = lint_source(path, data, all_codes()).findings
+    result = fix_file(path, data, all_codes(), unsafe=True)
+    assert result.iterations > 1 and not result.remaining
+    assert len(result.fixed) == len(found) == 5
