@@ -721,7 +721,10 @@ class _Planner:
 
     def _gm_handoff(self, kernel, uses) -> Optional[Tuple[str, List[int]]]:
         """A GM parameter not named ``*workspace*`` written by one core and
-        read by the other, in a kernel with cross-core flags: (name, lines)."""
+        read by the other (also through a macro's parameter), in a kernel with
+        cross-core flags: (name, lines)."""
+        from .model.sides import trace
+
         if not any(u.prim in C.CROSS_CORE_SYNC for u in uses):
             return None
         args = kernel.func.node.args
@@ -737,6 +740,10 @@ class _Planner:
             if side is None:
                 continue
             for role, arg in (("read", call.args[0]), ("write", call.args[1])):
+                if u.via:  # a macro's parameter: what the kernel passed in
+                    arg, owner = trace(arg, u, kernel.func)
+                    if owner is not kernel.func:
+                        continue
                 while isinstance(arg, (ast.Subscript, ast.Attribute)):
                     arg = arg.value
                 if isinstance(arg, ast.Name) and arg.id in params and "workspace" not in arg.id.lower():
