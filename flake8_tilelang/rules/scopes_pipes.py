@@ -170,7 +170,9 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
     autofix="""
 Unsafe (`--fix --unsafe-fixes`), and only when exactly one valid pipe is
 within reach (one letter added, dropped, changed or two swapped: `"mte22"` ->
-`"mte2"`, upper case kept): the literal is replaced. Unsafe because it writes
+`"mte2"`, upper case kept), or for a pipe's long name (`"vec"`/`"vector"` ->
+`"v"`, `"scalar"` -> `"s"`, `"fixpipe"` -> `"fix"`, `"cube"` -> `"m"`): the
+literal is replaced. Unsafe because it writes
 a pipe name the code did not have: which pipe a sync waits on is the
 kernel's meaning, and the compile error made a human look. Display-only when several are (`"mte"` is mte1, mte2 or
 mte3: a wrong guess would be a silent wrong sync where the compile error
@@ -204,8 +206,10 @@ def invalid_pipe_name(model) -> Iterator[Report]:
 
     def within_reach(pipe):
         """The valid pipes one edit away (a letter added, dropped, changed or
-        two swapped)."""
+        two swapped), or the one a known long name means (`"vec"` is `v`)."""
         low = pipe.lower()
+        if low in _PIPE_ALIASES:
+            return [_PIPE_ALIASES[low]]
         return sorted(p for p in VALID_PIPES if _one_edit(low, p))
 
     def suggestion(pipe):
@@ -260,6 +264,10 @@ def invalid_pipe_name(model) -> Iterator[Report]:
                     # written elsewhere (a constant, a macro argument): shown, never applied
                     yield report(use, message(use.prim, use.via_text(), pipe), help=hint,
                                  fix=_fix.fix(hint, None, _fix.DISPLAY_ONLY))
+
+
+# the long names of a pipe (`PIPE_V` is the vector unit, `PIPE_S` the scalar unit, `PIPE_FIX` the fixpipe)
+_PIPE_ALIASES = {"vec": "v", "vector": "v", "scalar": "s", "fixpipe": "fix", "cube": "m"}
 
 
 def _one_edit(a: str, b: str) -> bool:
