@@ -3,9 +3,9 @@ or ``migrate`` must respect before editing a shared dict or macro in place.
 
 "Shared" means shared anywhere in the project (the folder
 :func:`model.crossmod.project_root` finds), so this over-approximates on
-purpose: another ``.py`` file that mentions the module's name and the name
-(``from .cfg import CFG``, ``import cfg`` then ``cfg.CFG``), or star-imports
-the module, is a reader. A project too large to scan within the caps, or a
+purpose: another ``.py`` file that imports the module (``from .cfg import
+CFG``, ``from pkg.cfg import *``, ``import cfg`` / ``from pkg import cfg``) and
+mentions the name (or a ``*``) is a reader, whatever it does with it. A project too large to scan within the caps, or a
 file that cannot be read, makes every name shared. Nothing is imported or
 run; files are read as text, each at most once per change (size and mtime).
 """
@@ -85,8 +85,12 @@ def readers(filename: str, names, root: Optional[str] = None) -> List[str]:
     if files is None:
         return ["?"]
     words = [re.compile(r"\b%s\b" % re.escape(n)) for n in names]
-    mod = re.compile(r"\b%s\b" % re.escape(module))
-    star = re.compile(r"import\s+\*")
+    m = re.escape(module)
+    # `from pkg.module import X, *` / `from .module import (X,` (X read directly), or the module
+    # itself imported (`import pkg.module`, `from pkg import module`): then `module.X` or X
+    from_module = re.compile(r"^[ \t]*from[ \t]+[\w.]*?(?<![\w])%s[ \t]+import\b" % m, re.M)
+    module_itself = re.compile(r"^[ \t]*(?:import[ \t]+[^\n#]*(?<![\w])%s\b|from[ \t]+[\w.]+[ \t]+import[ \t]+"
+                               r"[^\n#]*(?<![\w.])%s\b)" % (m, m), re.M)
     out = []
     real = os.path.realpath(path)
     for other in files:
@@ -98,9 +102,12 @@ def readers(filename: str, names, root: Optional[str] = None) -> List[str]:
                 continue
             out.append(other)  # unreadable: it may read it
             continue
-        if "import" not in text or not mod.search(text):
+        if module not in text or "import" not in text:
             continue
-        if star.search(text) or any(w.search(text) for w in words):
+        star = any(text[hit.end():].split("\n", 1)[0].strip().startswith("*")
+                   for hit in from_module.finditer(text))
+        if star or ((from_module.search(text) or module_itself.search(text))
+                    and any(w.search(text) for w in words)):
             out.append(other)
     return out
 

@@ -397,3 +397,18 @@ def test_fix_counts_agree_with_findings_across_passes():
     result = fix_file(path, data, all_codes(), unsafe=True)
     assert result.iterations > 1 and not result.remaining
     assert len(result.fixed) == len(found) == 5
+
+
+def test_readers_are_importers_not_files_that_mention_the_name(tmp_path):
+    from flake8_tilelang.sharing import readers
+
+    root = project(tmp_path, {
+        "cfg.py": "CFG = {}\n",
+        "a.py": "from cfg import CFG\n",
+        "b.py": "from pkg.cfg import *\n",
+        "c.py": "import cfg\nx = cfg.CFG\n",
+        "d.py": "import torch\nCFG = {}  # its own CFG; mentions cfg in a comment\ny = 2 * 3\n",
+        "e.py": "from other import CFG\n",
+    })
+    got = sorted(os.path.basename(p) for p in readers(str(root / "cfg.py"), ["CFG"]))
+    assert got == ["a.py", "b.py", "c.py"]
