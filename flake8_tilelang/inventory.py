@@ -70,7 +70,7 @@ def pure_vector(kernel) -> bool:
     MEMORY_PLANNING."""
     from .model.sides import CUBE_ALLOCS, CUBE_OPS, INFERRED_CUBE
 
-    cube = tuple(CUBE_OPS | CUBE_ALLOCS | INFERRED_CUBE)
+    cube = tuple(CUBE_OPS | CUBE_ALLOCS | INFERRED_CUBE | {"gemm"})
     return not any(True for _ in kernel.uses_of(*cube, maybe=True))
 
 
