@@ -168,6 +168,7 @@ def fix_file(display: str, data: bytes, settings: Settings, unsafe: bool,
     failed: List[Failed] = []
     iterations = 0
     current = data
+    original = list(findings)
     while iterations < MAX_ITERATIONS:
         text, done, bad = one_pass(source, findings, unsafe, broken)
         failed.extend(bad)
@@ -178,7 +179,32 @@ def fix_file(display: str, data: bytes, settings: Settings, unsafe: bool,
         current = source.encode(text)
         source = SourceFile(current, text, source.encoding, source.bom, source.newline)
         findings = lint_source(display, current, settings).findings
+    if iterations > 1:
+        fixed = _gone(original, findings)
     return FixResult(current, fixed, findings, failed, iterations)
+
+
+def _gone(before: List[Finding], after: List[Finding]) -> List[Finding]:
+    """The findings of the first pass that no longer exist: what was fixed,
+    counted once each. A later pass re-reports what one pass could not
+    finish (a macro's second sync, reported again at the same calls), so
+    counting each pass's fixes would count one finding several times."""
+    import re
+
+    def key(f: Finding) -> Tuple[str, str]:
+        return f.code, re.sub(r"\d+", "#", f.message)
+
+    left: Dict[Tuple[str, str], int] = {}
+    for f in after:
+        left[key(f)] = left.get(key(f), 0) + 1
+    out = []
+    for f in before:
+        k = key(f)
+        if left.get(k):
+            left[k] -= 1
+        elif f.fix is not None:
+            out.append(f)
+    return out
 
 
 def unified_diff(display: str, before: bytes, after: bytes) -> str:

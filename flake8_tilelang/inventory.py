@@ -46,7 +46,10 @@ def counts(kernel) -> Dict[str, int]:
     return out
 
 
-def config_mode(config, expert_prims: bool) -> str:
+def config_mode(config, expert_prims: bool, vector_only: bool = False, only_scopes: bool = False) -> str:
+    """``only_scopes``: the kernel's only Expert primitives are ``T.Scope``
+    blocks (a pure Vector kernel keeps its ``T.Scope("V")`` while COMBINE is
+    off: upstream rejects unscoped code since #1606/#1753, see TLA013)."""
     states = [config.state(key) for key in C.SWITCHES]
     if any(s is None for s in states):
         return UNKNOWN
@@ -54,7 +57,21 @@ def config_mode(config, expert_prims: bool) -> str:
         return MIXED if expert_prims else DEVELOPER
     if not any(states):
         return EXPERT
+    if vector_only and config.state(C.AUTO_SYNC) and config.state(C.MEMORY_PLANNING) \
+            and not config.state(C.AUTO_CV_SYNC) and (
+                not expert_prims or (only_scopes and not config.state(C.AUTO_CV_COMBINE))):
+        return DEVELOPER  # the mode guide's §2.2 row for pure Vector kernels: AUTO_SYNC + MEMORY_PLANNING
     return MIXED
+
+
+def pure_vector(kernel) -> bool:
+    """No Cube work at all (no `T.gemm_v0`/`T.mma`, no Cube buffer): the
+    guide's pure Vector kernel, whose Developer config is AUTO_SYNC +
+    MEMORY_PLANNING."""
+    from .model.sides import CUBE_ALLOCS, CUBE_OPS, INFERRED_CUBE
+
+    cube = tuple(CUBE_OPS | CUBE_ALLOCS | INFERRED_CUBE | {"gemm"})
+    return not any(True for _ in kernel.uses_of(*cube, maybe=True))
 
 
 def kernel_mode(site_modes: Sequence[str]) -> str:
@@ -108,6 +125,8 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
     for kernel in model.kernels:
         n = counts(kernel)
         expert = any(n.values())
+        vector_only = pure_vector(kernel)
+        only_scopes = not any(v for k, v in n.items() if k != "scopes")
         sites = []
         for config in kernel.configs:
             switches = {}
@@ -123,7 +142,7 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
             sites.append({
                 "origin": config.origin_desc or "pass_configs",
                 "line": origin_line,
-                "mode": config_mode(config, expert),
+                "mode": config_mode(config, expert, vector_only, only_scopes),
                 "switches": switches,
             })
         first, last = _span(kernel)

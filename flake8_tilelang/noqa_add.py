@@ -57,6 +57,11 @@ def add_noqa(source: SourceFile, findings: Iterable) -> Tuple[Optional[str], int
         if noqa is not None:
             if noqa.codes is None or noqa.suppresses(f.code):
                 continue
+            if not index.in_comment(noqa):
+                # flake8 reads the first `# noqa` of the statement, here text in a string: a
+                # comment added after it would not be read, and the string is never edited
+                skipped.append(f)
+                continue
             existing[noqa.line] = noqa
             wanted.setdefault(noqa.line, set()).add(f.code)
             continue

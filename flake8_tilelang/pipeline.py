@@ -312,8 +312,8 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
     if honour and suppress.UNUSED_NOQA in wanted and suppress.has_noqa(lines):
         malformed_lines = {m[0] for m in malformed}
         for noqa in index.directives():
-            if noqa.line in malformed_lines:
-                continue
+            if noqa.line in malformed_lines or not index.in_comment(noqa):
+                continue  # a `# noqa` in a string is text: never judged nor edited
             codes = suppress.unused_codes(noqa, used.get(noqa, ()))
             if not codes:
                 continue
@@ -402,7 +402,8 @@ def _repair_fix(lines: Sequence[str], line: int, known) -> Optional[Fix]:
     """TLA095's fix: the comment spelt so that flake8 reads what it says."""
     from .diagnostic import SAFE, UNSAFE
 
-    found = suppress.repair_noqa(lines[line - 1], known)
+    found = suppress.repair_noqa(
+        suppress.comment_part(lines[line - 1], suppress.comment_columns(lines).get(line)) or "", known)
     if found is None:
         return None
     start, end, text, safe = found

@@ -155,6 +155,32 @@ def has_noqa(lines: Sequence[str]) -> bool:
     return any("noqa" in line.lower() for line in lines)
 
 
+def comment_columns(lines: Sequence[str]) -> Dict[int, int]:
+    """Line -> the column where its comment token starts. Only these are
+    ever edited or judged (a `# noqa` inside a string or docstring is text;
+    Ruff's RUF100 works on comment tokens too). A file that does not
+    tokenize has no comments we trust."""
+    import io
+    import tokenize
+
+    out: Dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.start[1]
+    except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
+        return {}
+    return out
+
+
+def comment_part(line: str, col: Optional[int]) -> Optional[str]:
+    """``line`` with everything before the comment at ``col`` masked (same
+    columns, no ``#`` left in code or strings), or None without a comment."""
+    if col is None:
+        return None
+    return re.sub(r"\S", "x", line[:col]) + line[col:]
+
+
 class NoqaIndex:
     """Where flake8 looks for the noqa of each line, built lazily."""
 
@@ -162,6 +188,14 @@ class NoqaIndex:
         self.lines = lines
         self._ranges: Optional[Dict[int, Tuple[int, int]]] = None
         self._cache: Dict[Tuple[int, int], Optional[Noqa]] = {}
+        self._comments: Optional[Dict[int, int]] = None
+
+    def in_comment(self, noqa: Noqa) -> bool:
+        """The noqa is written in a comment token (not in a string)."""
+        if self._comments is None:
+            self._comments = comment_columns(self.lines)
+        col = self._comments.get(noqa.line)
+        return col is not None and noqa.col >= col
 
     @property
     def ranges(self) -> Dict[int, Tuple[int, int]]:
@@ -232,10 +266,16 @@ def malformed_noqa(lines: Sequence[str], known_codes: Iterable[str]) -> List[Tup
     comment that flake8 reads differently from what it says."""
     known = tuple(known_codes)
     out: List[Tuple[int, int, str, str]] = []
+    comments: Optional[Dict[int, int]] = None
     for n, line in enumerate(lines, 1):
         low = line.lower()
         if "noqa" not in low or ("tla" not in low and "tilelang" not in low):
             continue
+        if comments is None:
+            comments = comment_columns(lines)
+        line = comment_part(line, comments.get(n))  # type: ignore[assignment]
+        if line is None:
+            continue  # `# noqa` inside a string or a docstring: text, not a comment
         problem = _file_level_problem(line, known) or _inline_problem(line, known)
         if problem is not None:
             col, rest = problem[0], problem[1:]

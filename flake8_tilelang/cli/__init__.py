@@ -185,6 +185,8 @@ def _parser():
     migrate.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
     migrate.add_argument("--kernel", action="append", metavar="NAME",
                          help="only this kernel (prim_func name or factory.name); repeatable")
+    migrate.add_argument("--show-optional", action="store_true",
+                         help="also list the optional `T.tile.*` rewrites (§3.1 step 5), counted otherwise")
     migrate.add_argument("--annotate", action="store_true",
                          help="also write a `# TODO(migrate, ...)` comment above each manual step")
     migrate.add_argument("--output-format", "--format", dest="output_format", choices=("text", "json"),

@@ -481,7 +481,7 @@ def cmd_migrate(args) -> int:
         plans.append(fp)
         if fp.new_text is None:
             continue
-        new_bytes = source.encode(fp.new_text)
+        new_bytes = fp.new_bytes if fp.new_bytes is not None else source.encode(fp.new_text)
         result = lint_source(display, new_bytes, finder.for_path(display))
         fp.remaining = [(f.line, f.code) for f in result.findings]
         if args.diff:
@@ -507,14 +507,16 @@ def cmd_migrate(args) -> int:
                 "kernels": [{
                     "kernel": k.name, "line": k.line, "mode": k.mode, "status": k.status, "reason": k.reason,
                     "actions": k.actions,
-                    "manual_steps": [{"line": s.line, "what": s.what, "section": s.section} for s in k.steps],
+                    "target": k.target,
+                    "manual_steps": [{"line": s.line, "lines": s.lines, "what": s.what, "section": s.section,
+                                      "optional": s.optional} for s in k.steps],
                 } for k in fp.kernels],
             } for fp in plans],
             "errors": [{"file": e.path, "code": e.code, "message": e.message} for e in errors],
             "summary": totals,
         }, indent=2) + "\n"
     else:
-        report = M.report_text(plans)
+        report = M.report_text(plans, getattr(args, "show_optional", False))
         s = totals
         unwritten = s.get("not_written") or 0
         report += "%d kernel%s %s, %s%d skipped, %d manual step%s.\n" % (

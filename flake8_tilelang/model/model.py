@@ -602,19 +602,21 @@ def _unbound_vid_reads(fn: Function, launch: Launch) -> List[ast.Name]:
     """Reads of ``vid`` inside ``launch`` where nothing in the prim_func has
     bound it yet (in statement order: a read before the loop that binds it, a
     read after a comprehension whose variable it was)."""
-    if launch.threads_count is None or "vid" not in fn.loaded:
+    name = launch.vid_name  # the launch's own vector-id name (`as (bx, by)`: `by`)
+    if launch.threads_count is None or name not in fn.loaded:
         return []  # only a Developer launch (threads=1/2) leaves `vid` unbound
-    if "vid" not in fn.bound:
+    if name == "vid" and name not in fn.bound:  # build.py records the reads of `vid` itself
         return [node for node, owner in fn.vid_loads if owner is launch]
     reads: List[ast.Name] = []
-    _VidWalk(launch, reads).block(fn.node.body, "vid" in fn.params, False)  # type: ignore[attr-defined]
+    _VidWalk(launch, reads, name).block(fn.node.body, name in fn.params, False)  # type: ignore[attr-defined]
     return reads
 
 
 class _VidWalk:
-    def __init__(self, launch: Launch, reads: List[ast.Name]):
+    def __init__(self, launch: Launch, reads: List[ast.Name], name: str = "vid"):
         self.launch = launch
         self.reads = reads
+        self.name = name
 
     def block(self, stmts, bound: bool, inside: bool) -> bool:
         for stmt in stmts:
@@ -623,21 +625,21 @@ class _VidWalk:
 
     def stmt(self, node: ast.stmt, bound: bool, inside: bool) -> bool:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return bound or node.name == "vid"
+            return bound or node.name == self.name
         if isinstance(node, (ast.With, ast.AsyncWith)):
             now_inside = inside
             for item in node.items:
                 self.expr(item.context_expr, bound, inside)
                 if item.optional_vars is not None:
-                    bound = bound or _binds_vid(item.optional_vars)
+                    bound = bound or _binds(self.name, item.optional_vars)
                 if node is self.launch.with_stmt:
                     now_inside = True
             return self.block(node.body, bound, now_inside) or bound
         if isinstance(node, (ast.For, ast.AsyncFor)):
             self.expr(node.iter, bound, inside)
-            in_loop = bound or _binds_vid(node.target)
+            in_loop = bound or _binds(self.name, node.target)
             after = self.block(node.body, in_loop, inside)
-            return self.block(node.orelse, after, inside) or bound or _binds_vid(node.target)
+            return self.block(node.orelse, after, inside) or bound or _binds(self.name, node.target)
         if isinstance(node, (ast.If, ast.While)):
             self.expr(node.test, bound, inside)
             a = self.block(node.body, bound, inside)
@@ -657,7 +659,7 @@ class _VidWalk:
             if isinstance(node, ast.AugAssign):
                 self.expr(node.target, bound, inside)
             for target in targets:
-                if _binds_vid(target):
+                if _binds(self.name, target):
                     bound = True
                 else:
                     self.expr(target, bound, inside)
@@ -673,14 +675,14 @@ class _VidWalk:
         """Visit the reads of an expression; returns whether ``vid`` is bound
         after it (a walrus may bind it)."""
         if isinstance(node, ast.Name):
-            if node.id == "vid" and isinstance(node.ctx, ast.Load) and not bound and inside:
+            if node.id == self.name and isinstance(node.ctx, ast.Load) and not bound and inside:
                 self.reads.append(node)
             return bound
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             inner = bound
             for gen in node.generators:
                 self.expr(gen.iter, inner, inside)
-                inner = inner or _binds_vid(gen.target)
+                inner = inner or _binds(self.name, gen.target)
                 for cond in gen.ifs:
                     self.expr(cond, inner, inside)
             parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
@@ -691,7 +693,7 @@ class _VidWalk:
             return bound
         if isinstance(node, ast.NamedExpr):
             bound = self.expr(node.value, bound, inside)
-            return bound or node.target.id == "vid"
+            return bound or node.target.id == self.name
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 bound = self.expr(child, bound, inside)
@@ -700,8 +702,8 @@ class _VidWalk:
         return bound
 
 
-def _binds_vid(target: ast.expr) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == "vid" for n in ast.walk(target))
+def _binds(name: str, target: ast.expr) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
 
 
 def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = ()) -> Iterator[KernelUse]:

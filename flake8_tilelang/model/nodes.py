@@ -193,6 +193,22 @@ class Launch:
     def target_is_sequence(self) -> bool:
         return isinstance(self.target, (ast.Tuple, ast.List))
 
+    @property
+    def vid_name(self) -> str:
+        """The name of the vector-core id: the second target of ``as (cid, X)``
+        whatever it is called (``as (bx, by)``), else the conventional ``vid``."""
+        target = self.target
+        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 \
+                and isinstance(target.elts[1], ast.Name):
+            return target.elts[1].id
+        return "vid"
+
+    def vid_reads(self) -> List[ast.Name]:
+        """Every read of :attr:`vid_name` inside the launch's body."""
+        name = self.vid_name
+        return [n for stmt in getattr(self.with_stmt, "body", ()) for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
 
 class CompileSite:
     """A place that turns a prim_func into a kernel with some pass_configs."""

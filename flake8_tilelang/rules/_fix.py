@@ -26,6 +26,7 @@ class FixContext:
         self._in_string: Optional[Set[int]] = None
         self._exprs: Optional[Dict[int, ast.Expr]] = None
         self._assigns: Optional[Dict[int, ast.stmt]] = None
+        self._dict_keys: Optional[Dict[int, ast.Dict]] = None
         self.memo: Dict[str, object] = {}
 
     def line(self, n: int) -> str:
@@ -71,6 +72,17 @@ class FixContext:
         if self._assigns is None:
             self._index()
         return self._assigns.get(id(node))  # type: ignore[union-attr]
+
+    def dict_of_key(self, key: ast.AST) -> Optional[ast.Dict]:
+        """The dict display that holds ``key`` as one of its keys."""
+        if self._dict_keys is None:
+            self._dict_keys = {}
+            for node in ast.walk(self.tree) if self.tree is not None else ():
+                if isinstance(node, ast.Dict):
+                    for k in node.keys:
+                        if k is not None:
+                            self._dict_keys[id(k)] = node
+        return self._dict_keys.get(id(key))
 
     def string_lines(self) -> Set[int]:
         """Lines that begin inside a multi-line string (never re-indented)."""
@@ -264,10 +276,8 @@ def delete_dict_entry(key: ast.AST) -> Optional[List[Edit]]:
     ctx = current()
     if ctx is None or ctx.tree is None:
         return None
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, ast.Dict) and any(k is key for k in node.keys):
-            break
-    else:
+    node = ctx.dict_of_key(key)
+    if node is None:
         return None
     i = next(i for i, k in enumerate(node.keys) if k is key)
     value = node.values[i]

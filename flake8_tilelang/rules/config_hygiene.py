@@ -31,9 +31,16 @@ def _entries(model) -> Iterator[Tuple[object, object]]:
 @rule(
     code="TLA050",
     autofix="""
-Safe when one registered key is close: `PassConfigKey.TYPO` has its member
-renamed, a raw `"tl.typo"` key is replaced (quotes kept). Otherwise (no
-close key, or a key built by `getattr`) display-only.
+Unsafe (`--fix --unsafe-fixes`), and only for a known slip, never a
+nearest-spelling guess: a raw key written without its `tl.` namespace or as
+the enum member's name (`"TL_ASCEND_AUTO_SYNC"`), the raw key spelt after its
+enum member (`"tl.ascend_auto_cv_sync"` -> `"tl.ascend_auto_cross_core_sync"`),
+the enum member spelt after its raw key (`TL_ASCEND_AUTO_CROSS_CORE_SYNC` ->
+`TL_ASCEND_AUTO_CV_SYNC`), or a case slip. Unsafe because the rename makes a
+switch take effect: the compiler then does something else. Display-only when
+the registered key is already in the same dict (the rename would duplicate
+it), and for a misspelling: the help names the close keys (`TL_ASCEND_AUTO_CV`
+is CV_SYNC or CV_COMBINE) and a human picks.
 """,
     name="unknown-pass-config-key",
     severity=ERROR,
@@ -74,12 +81,16 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
     for node, name in model.config_key_refs:
         if name in C.PASS_CONFIG_ENUM:
             continue
-        near = _close(name, _ENUM_NAMES, n=1)
+        meant = _ENUM_SLIPS.get(name) or _ENUM_SLIPS.get(name.upper())
+        advice = _enum_help(name, meant)
+        edits = None
+        if meant and not _already_in_dict(node, C.PASS_CONFIG_ENUM[meant]):
+            edits = _fix.replace_attr_name(node, meant)
         yield report(
             node,
             "`PassConfigKey.%s` does not exist: importing or compiling fails with AttributeError" % name,
-            help=_enum_help(name),
-            fix=_fix.fix(_enum_help(name), _fix.replace_attr_name(node, near[0]) if near else None, _fix.SAFE),
+            help=advice,
+            fix=_fix.fix(advice, edits, _fix.UNSAFE),
         )
     for _, entry in _entries(model):
         key = entry.key
@@ -89,20 +100,81 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
             yield report(
                 entry.node,
                 "PassConfigKey member %s does not exist: compiling fails with AttributeError" % _name(name),
-                help=_enum_help(name),
-                fix=_fix.fix(_enum_help(name), None, _fix.DISPLAY_ONLY),
+                help=_enum_help(name, None),
+                fix=_fix.fix(_enum_help(name, None), None, _fix.DISPLAY_ONLY),
             )
         elif (key.startswith("tl.") or _unqualified(key)) and key not in C.KNOWN_KEYS:
             # an enum member's name, or a key without its `tl.` namespace, is not a key either
-            near = [_unqualified(key)] if _unqualified(key) else _close(key, _RAW_KEYS, n=1)
-            advice = "Use `%s`" % near[0] if near else "Use a key registered in `PassConfigKey`, or remove it"
+            meant = _unqualified(key) or _RAW_SLIPS.get(key) or _RAW_SLIPS.get(key.lower())
+            near = [meant] if meant else _close(key, _RAW_KEYS, n=3)
+            advice = _advice(near, "`%s`", "Use a key registered in `PassConfigKey`, or remove it")
+            edits = None
+            if meant and not _already_in_dict(entry.node, meant):
+                edits = _fix.replace_string(entry.node, meant)
             yield report(
                 entry.node,
                 "pass config key %s is not registered: the compile aborts with "
                 "`AttributeError: Invalid config option`" % quoted(key),
                 help=advice,
-                fix=_fix.fix(advice, _fix.replace_string(entry.node, near[0]) if near else None, _fix.SAFE),
+                fix=_fix.fix(advice, edits, _fix.UNSAFE),
             )
+
+
+def _slips():
+    """The known slips, derived from the enum, never guessed: the enum member
+    named after its raw key (`TL_ASCEND_AUTO_CROSS_CORE_SYNC`, the member is
+    `TL_ASCEND_AUTO_CV_SYNC`), and the raw key spelt after its member
+    (`"tl.ascend_auto_cv_sync"`, the key is `"tl.ascend_auto_cross_core_sync"`)."""
+    enum, raw = {}, {}
+    for member, key in C.PASS_CONFIG_ENUM.items():
+        if not key.startswith("tl."):
+            continue
+        alias = "TL_" + key[3:].upper()
+        if alias != member and alias not in C.PASS_CONFIG_ENUM:
+            enum[alias] = member
+        spelt = "tl." + member[3:].lower() if member.startswith("TL_") else None
+        if spelt and spelt != key and spelt not in C.KNOWN_KEYS:
+            raw[spelt] = key
+    for key in C.KNOWN_KEYS:  # a case slip of a registered key (`tl.simplify`)
+        if key.lower() != key and key.lower() not in C.KNOWN_KEYS:
+            raw[key.lower()] = key
+    return enum, raw
+
+
+_ENUM_SLIPS, _RAW_SLIPS = _slips()
+
+
+def _already_in_dict(node, key: str) -> bool:
+    """The dict display that holds ``node`` as a key already has ``key`` (or
+    the fix could not tell): renaming would write a duplicate key."""
+    ctx = _fix.current()
+    if ctx is None or ctx.tree is None:
+        return True
+    holder = ctx.dict_of_key(node)
+    if holder is None:
+        return False  # not a dict display key (a subscript assignment, a call argument)
+    for other in holder.keys:
+        if other is node:
+            continue
+        if other is None:
+            return True  # `**base` may hold it
+        if isinstance(other, ast.Constant) and isinstance(other.value, str):
+            spelt = other.value
+        elif isinstance(other, ast.Attribute):
+            spelt = C.PASS_CONFIG_ENUM.get(other.attr, "?")
+        else:
+            return True
+        if spelt == key:
+            return True
+    return False
+
+
+def _advice(near, form: str, otherwise: str) -> str:
+    if not near:
+        return otherwise
+    if len(near) == 1:
+        return "Use " + form % near[0]
+    return "Did you mean " + " or ".join(form % n for n in near) + "? (more than one key is close: check by hand)"
 
 
 def _unqualified(key: str):
@@ -115,20 +187,21 @@ def _unqualified(key: str):
     return None
 
 
-def _enum_help(name: str) -> str:
-    near = _close(name, _ENUM_NAMES, n=1)
-    if near:
-        return "Use `PassConfigKey.%s`" % near[0]
-    return "Use a member of `PassConfigKey`, or remove the key"
+def _enum_help(name: str, meant) -> str:
+    near = [meant] if meant else ([n for n in _ENUM_NAMES if n.startswith(name) and n != name][:4]
+                                  or _close(name, _ENUM_NAMES, n=3))
+    return _advice(near, "`PassConfigKey.%s`", "Use a member of `PassConfigKey`, or remove the key")
 
 
 @rule(
     code="TLA051",
     autofix="""
-Safe when the value spells one boolean: the strings `"True"`/`"true"`/`"1"`/
-`"on"`/`"yes"` -> `True`, `"False"`/`"false"`/`"0"`/`"off"`/`"no"` -> `False`,
-the floats `1.0`/`0.0` -> `True`/`False`, written where the key is. `None`, a
-list or any other string has no single meaning: display-only.
+Unsafe (`--fix --unsafe-fixes`) when the value spells one boolean: the
+strings `"True"`/`"true"`/`"1"`/`"on"`/`"yes"` -> `True`, `"False"`/`"false"`/
+`"0"`/`"off"`/`"no"` -> `False`, the floats `1.0`/`0.0` -> `True`/`False`,
+written where the key is. Unsafe because the switch then takes effect (today
+the compile aborts): the compiler does something else. `None`, a list or any
+other string has no single meaning: display-only.
 """,
     name="non-bool-pass-config-value",
     severity=ERROR,
@@ -191,7 +264,7 @@ def _bool_fix(entry):
     edits = None
     if meant and isinstance(node, ast.Constant) and node.value == raw and type(node.value) is type(raw):
         edits = _fix.replace_node(node, meant)
-    return _fix.fix("Write %s" % meant if meant else "Write True or False", edits, _fix.SAFE)
+    return _fix.fix("Write %s" % meant if meant else "Write True or False", edits, _fix.UNSAFE)
 
 
 @rule(
@@ -199,7 +272,9 @@ def _bool_fix(entry):
     autofix="""
 Unsafe (`--fix --unsafe-fixes`): deletes the entry (its whole line when it
 has one, else the entry and its comma). Unsafe because a config shared with
-kernels in other files may need the key there.
+kernels in other files may need the key there; the `TL_ASCEND_AUTO_CV_SYNC`
+entry of a module-level dict another module of the project may import is not
+deleted at all (display-only).
 """,
     name="inert-pass-config",
     severity=INFO,
@@ -248,12 +323,18 @@ def inert_pass_config(model) -> Iterator[Report]:
         if not kernels or any(s.kernels == [] for s in sites):
             continue
         if all(_pure_vector(k) for k in kernels):
+            from ..sharing import shared_beyond
+
+            ctx = _fix.current()
+            # another module of the project may read the dict for a Cube kernel: no edit
+            edits = None if shared_beyond(model.filename, ctx.tree if ctx else None, entry.node) \
+                else _fix.delete_dict_entry(entry.node)
             yield report(
                 entry.node,
                 "TL_ASCEND_AUTO_CV_SYNC has nothing to synchronise: the kernels it reaches (%s) do no "
                 "Cube work" % _names(sorted({k.display_name for k in kernels})),
                 help="Remove the key",
-                fix=_fix.fix("Remove the key", _fix.delete_dict_entry(entry.node), _fix.UNSAFE),
+                fix=_fix.fix("Remove the key", edits, _fix.UNSAFE),
             )
 
 

@@ -63,13 +63,18 @@ def cv_sync_without_combine(model) -> Iterator[Report]:
 @rule(
     code="TLA005",
     autofix="""
-Safe, only when TL_ASCEND_AUTO_CV_COMBINE is off: the automatic protocol
-never runs there and the hand-written flags carry the handoff, so the fix
-deletes the inert `TL_ASCEND_AUTO_CV_SYNC` entry from the `pass_configs` dict
-and keeps the flags (removing the flags would leave no cross-core sync at
-all). Not offered when the entry is written in another file or the same
-entry also reaches a config with COMBINE on. With COMBINE on there is no
-mechanical fix: the advice is shown only.
+Only when TL_ASCEND_AUTO_CV_COMBINE is off: the automatic protocol never
+runs there and the hand-written flags carry the handoff, so the fix deletes
+the inert `TL_ASCEND_AUTO_CV_SYNC` entry from the `pass_configs` dict and
+keeps the flags (removing the flags would leave no cross-core sync at all).
+An entry is inert only if it is inert for every reader: safe when the dict
+cannot be read outside this file (written in the decorator or call, or in a
+function); unsafe when it is bound at module level and another module of the
+project may import it (a COMBINE kernel there would lose its cross-core
+sync). Not offered when the entry is written in another file, or the same
+entry also reaches a config with COMBINE on or a compile site whose kernel
+is unknown. With COMBINE on there is no mechanical fix: the advice is shown
+only.
 """,
     name="manual-cross-flags-with-auto-cv-sync",
     severity=ERROR,
@@ -122,8 +127,8 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
                     # the flags carry the handoff: the inert switch is what goes
                     help_text = "Remove the %s key (inert without %s) and keep the flags" % (
                         _CV_SYNC, _COMBINE)
-                    edits = _drop_inert_cv_sync(model, config)
-                    fix = _fix.fix(help_text, edits, _fix.SAFE) if edits else None
+                    edits, safe = _drop_inert_cv_sync(model, config)
+                    fix = _fix.fix(help_text, edits, _fix.SAFE if safe else _fix.UNSAFE) if edits else None
                 yield report(
                     use,
                     "hand-written `T.%s`%s while %s: %s" % (
@@ -135,17 +140,30 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
 
 
 def _drop_inert_cv_sync(model, config):
-    """Edits deleting the AUTO_CV_SYNC entry, when every config of the file
-    that holds that entry has COMBINE off (else the key is not inert)."""
+    """(edits deleting the AUTO_CV_SYNC entry, safe), when every config of
+    the file that holds that entry has COMBINE off (else the key is not
+    inert: no fix). Safe only when no other module of the project can read
+    the dict (a module-level dict another module imports may reach a COMBINE
+    kernel there): else unsafe."""
+    from ..sharing import shared_beyond
+
     entry = config.entries.get(C.AUTO_CV_SYNC)
     if entry is None or entry.filename != model.filename:
-        return None
+        return None, False
     for kernel in model.kernels:
         for other in kernel.configs:
             mine = other.entries.get(C.AUTO_CV_SYNC)
             if mine is not None and mine.node is entry.node and other.state(C.AUTO_CV_COMBINE) is not False:
-                return None
-    return _fix.delete_dict_entry(entry.node)
+                return None, False
+    for site in model.sites:  # a reader in this file that is no kernel of it (unknown) keeps it
+        mine = site.config.entries.get(C.AUTO_CV_SYNC)
+        if mine is not None and mine.node is entry.node and not site.kernels:
+            return None, False
+    edits = _fix.delete_dict_entry(entry.node)
+    if not edits:
+        return None, False
+    ctx = _fix.current()
+    return edits, not shared_beyond(model.filename, ctx.tree if ctx else None, entry.node)
 
 
 @rule(

@@ -89,8 +89,8 @@ def vid_with_threads(model) -> Iterator[Report]:
             for node in launch.unbound_vid_reads:
                 yield report(
                     node,
-                    "`vid` is not bound by the threads=%d launch at line %d: an undefined name, or an outer "
-                    "value whose offset the compiler applies twice" % (n, launch.line),
+                    "`%s` is not bound by the threads=%d launch at line %d: an undefined name, or an outer "
+                    "value whose offset the compiler applies twice" % (node.id, n, launch.line),
                     help="Drop the `vid` offset (%s)" % after,
                 )
 
@@ -217,10 +217,7 @@ def threads2_manual_vector_split(model) -> Iterator[Report]:
             call = use.use.call
             shape = call.args[0] if isinstance(call, ast.Call) and call.args else None
             first = shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else None
-            if isinstance(first, ast.Name):  # half = block_M // 2
-                first = kernel.binding(first.id)
-            if isinstance(first, ast.BinOp) and isinstance(first.op, ast.FloorDiv) \
-                    and kernel.const(first.right) == 2:
+            if halved_by_hand(kernel, first):
                 yield report(
                     use,
                     "`T.%s` is halved by hand under threads=2, where the compiler halves it again: each "
@@ -259,8 +256,8 @@ def expert_vid_unused(model) -> Iterator[Report]:
             if launch.is_npu is not True or not launch.expert \
                     or not isinstance(launch.target, (ast.Tuple, ast.List)) or len(launch.target.elts) != 2:
                 continue
-            vid = launch.target.elts[1]
-            if not isinstance(vid, ast.Name) or (vid.id != "_" and vid.id in kernel.func.loaded):
+            vid = launch.target.elts[1]  # the vector-core id, whatever its name
+            if not isinstance(vid, ast.Name) or (vid.id != "_" and launch.vid_reads()):
                 continue
             if not any(kernel.side(u) == "V" for u in kernel.uses if not u.maybe):
                 continue
@@ -315,6 +312,16 @@ def threads2_explicit_workspace(model) -> Iterator[Report]:
                 help="Drop the workspace and copy between on-chip buffers",
                 end_at=launch.call,
             )
+
+
+def halved_by_hand(kernel, first) -> bool:
+    """A tile dimension written ``X // 2`` (also ``X // VEC_NUM`` with
+    ``VEC_NUM = 2``, or a name bound to either): split by hand between the two
+    vector cores, which the threads=2 vid-reduction pass would split again.
+    TLA022 and ``migrate`` (which then keeps the launch Expert) share it."""
+    if isinstance(first, ast.Name):  # half = block_M // 2
+        first = kernel.binding(first.id)
+    return isinstance(first, ast.BinOp) and isinstance(first.op, ast.FloorDiv) and kernel.const(first.right) == 2
 
 
 def _param_names(fn) -> list:

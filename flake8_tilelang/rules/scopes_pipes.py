@@ -19,9 +19,12 @@ _TO_C = {"c", "cube", "aic", "cube_core"}
 @rule(
     code="TLA030",
     autofix="""
-Safe when the string means exactly one core (`"Vector"`, `"vec"`, `"v"` ->
-`"V"`; `"Cube"`, `"c"` -> `"C"`): the literal is replaced, its quote
-character kept. Otherwise the fix is display-only (the advice names both).
+Unsafe (`--fix --unsafe-fixes`) when the string means exactly one core
+(`"Vector"`, `"vec"`, `"v"` -> `"V"`; `"Cube"`, `"c"` -> `"C"`): the literal
+is replaced, its quote character kept. Unsafe because it changes what the
+kernel does: today every string but `"V"` selects the Cube core, so the block
+moves to the Vector core (its buffers, pipes and syncs must suit Vector; TLA031
+reports what does not). Otherwise display-only (the advice names both).
 """,
     name="scope-name",
     severity=ERROR,
@@ -56,7 +59,7 @@ def scope_name(model) -> Iterator[Report]:
             '`T.Scope(%s)` silently selects the Cube core: only the exact string "V" selects Vector'
             % quoted(use.scope_name),
             help=title,
-            fix=_fix.fix(title, edits, _fix.SAFE),
+            fix=_fix.fix(title, edits, _fix.UNSAFE),
         )
 
 
@@ -165,9 +168,16 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
 @rule(
     code="TLA033",
     autofix="""
-Safe for a literal pipe with one close valid name (`"mte22"` -> `"mte2"`,
-upper case kept): the literal is replaced. A pipe passed in from elsewhere
-(a constant, a macro argument) or with no close name is display-only.
+Unsafe (`--fix --unsafe-fixes`), and only when exactly one valid pipe is
+within reach (one letter added, dropped, changed or two swapped: `"mte22"` ->
+`"mte2"`, upper case kept), or for a pipe's long name (`"vec"`/`"vector"` ->
+`"v"`, `"scalar"` -> `"s"`, `"fixpipe"` -> `"fix"`, `"cube"` -> `"m"`): the
+literal is replaced. Unsafe because it writes
+a pipe name the code did not have: which pipe a sync waits on is the
+kernel's meaning, and the compile error made a human look. Display-only when several are (`"mte"` is mte1, mte2 or
+mte3: a wrong guess would be a silent wrong sync where the compile error
+forced a look), when none is, and for a pipe passed in from elsewhere (a
+constant, a macro argument).
 """,
     name="invalid-pipe-name",
     severity=ERROR,
@@ -194,9 +204,17 @@ def invalid_pipe_name(model) -> Iterator[Report]:
     positions = {"set_flag": ((0, "src"), (1, "dst")), "wait_flag": ((0, "src"), (1, "dst")),
                  "pipe_barrier": ((0, "pipe"),), "set_cross_flag": ((0, "pipe"),)}
 
+    def within_reach(pipe):
+        """The valid pipes one edit away (a letter added, dropped, changed or
+        two swapped), or the one a known long name means (`"vec"` is `v`)."""
+        low = pipe.lower()
+        if low in _PIPE_ALIASES:
+            return [_PIPE_ALIASES[low]]
+        return sorted(p for p in VALID_PIPES if _one_edit(low, p))
+
     def suggestion(pipe):
-        near = _close(pipe.lower(), VALID_PIPES, n=1, cutoff=0.5)
-        if near:
+        near = within_reach(pipe)
+        if len(near) == 1:  # exactly one valid pipe within reach: the fix
             return near[0].upper() if pipe.isupper() else near[0]
         return None
 
@@ -206,9 +224,12 @@ def invalid_pipe_name(model) -> Iterator[Report]:
         low = pipe.lower()
         if low in VALID_PIPES or (prim == "pipe_barrier" and low == "all"):
             return None
-        near = suggestion(pipe)
+        near = within_reach(pipe)
+        if len(near) == 1:
+            return 'Use "%s"' % suggestion(pipe)
         if near:
-            return 'Use "%s"' % near
+            return "Did you mean %s? (more than one pipe is one letter away: check by hand)" % " or ".join(
+                '"%s"' % p for p in near)
         return "Use one of fix, mte1, mte2, mte3, m, v, s"
 
     def message(prim, via, pipe):
@@ -228,7 +249,7 @@ def invalid_pipe_name(model) -> Iterator[Report]:
                     near = suggestion(arg.value)
                     edits = _fix.replace_string(arg, near) if near else None
                     yield report(use, message(use.prim, "", arg.value), help=hint,
-                                 fix=_fix.fix(hint, edits, _fix.SAFE))
+                                 fix=_fix.fix(hint, edits, _fix.UNSAFE))
     # a pipe passed in (a constant, a macro argument) is reported where the
     # kernel reaches it
     for kernel in model.kernels:
@@ -243,6 +264,23 @@ def invalid_pipe_name(model) -> Iterator[Report]:
                     # written elsewhere (a constant, a macro argument): shown, never applied
                     yield report(use, message(use.prim, use.via_text(), pipe), help=hint,
                                  fix=_fix.fix(hint, None, _fix.DISPLAY_ONLY))
+
+
+# the long names of a pipe (`PIPE_V` is the vector unit, `PIPE_S` the scalar unit, `PIPE_FIX` the fixpipe)
+_PIPE_ALIASES = {"vec": "v", "vector": "v", "scalar": "s", "fixpipe": "fix", "cube": "m"}
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one insertion, deletion, substitution or
+    transposition of adjacent letters."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 def _close(word, candidates, n=1, cutoff=0.6):

@@ -115,9 +115,10 @@ changes the kernel's synchronisation). A trailing comment stays on a line of
 its own (a `# noqa` on that line goes with the statement); a sync that is
 the only statement of its block becomes `pass`. A sync inside a `@T.macro`
 is deleted in the macro only when every kernel of the file that reaches it
-compiles with AUTO_SYNC on; a macro shared with a kernel of another config,
-a macro in another module, or a statement sharing its line (`a(); b()`) gets
-no fix. `T.set_flag` / `T.wait_flag` / `T.init_flag` / `T.clear_flag` are
+compiles with AUTO_SYNC on and no other module of the project may import the
+macro ("shared" means shared anywhere in the project); a macro shared with a
+kernel of another config, a macro in another module or imported by one, or a
+statement sharing its line (`a(); b()`) gets no fix. `T.set_flag` / `T.wait_flag` / `T.init_flag` / `T.clear_flag` are
 deleted only when every flag primitive of the kernels that reach them can be
 deleted too: removing one half of a set/wait pair would leave a wait that
 never returns.
@@ -246,5 +247,14 @@ def _everywhere_on(model, use, key: str) -> bool:
                     found.append(kernel)
     for kernel in reach.get(id(use.use.call), ()):
         if not kernel.configs or not all(config.is_on(key) for config in kernel.configs):
+            return False
+    if use.via:  # a macro: shared anywhere in the project is shared
+        from ..sharing import shared_beyond
+
+        shared = ctx.memo.setdefault("shared_macros", {})
+        owner = use.use.owner.node
+        if id(owner) not in shared:
+            shared[id(owner)] = shared_beyond(model.filename, ctx.tree, owner, defs=True)
+        if shared[id(owner)]:
             return False
     return True

@@ -1,5 +1,6 @@
-# TLA033's fix writes the nearest valid pipe, keeping upper case (safe); a name with
-# no close pipe keeps the advice only.
+# TLA033's fix writes the valid pipe when exactly one is within reach (one letter added,
+# dropped, changed or swapped), keeping upper case (unsafe); "mte" (mte1, mte2 or mte3?) and
+# "x" (m, v or s?) reach several, and "zzz" none: the advice only, never a guess.
 import tilelang
 import tilelang.language as T
 
@@ -17,6 +18,8 @@ def vec_exp(M, N, dtype="float16"):
                 T.set_flag("mte22", "v", 0)
                 T.wait_flag('MTE2', "vv", 0)
                 T.pipe_barrier("zzz")
+                T.set_flag("mte", "v", 1)
+                T.wait_flag("mte2", "x", 1)
                 T.tile.exp(a_ub, a_ub)
 
     return main

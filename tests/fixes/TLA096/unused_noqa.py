@@ -1,5 +1,6 @@
 # TLA096's fix (RUF100's) takes the unused TLA codes out of a noqa; other tools'
-# codes stay, a comment left empty goes, a reason after it stays a comment.
+# codes stay, a comment left empty goes, a reason after it stays a comment. A `# noqa`
+# inside a string or a docstring is text, never judged nor edited.
 import tilelang
 import tilelang.language as T
 
@@ -16,5 +17,9 @@ def vec_exp(M, N, dtype="float16"):
             T.barrier_all()  # noqa: TLA002, TLA001
             T.tile.exp(a_ub, a_ub)  # noqa: TLA003 - reviewed in #12
             # noqa: TLA001
+            doc = """
+            # noqa: TLA001
+            """
+            T.copy(a_ub, A[cid, 0], "# noqa: TLA005")
 
     return main
