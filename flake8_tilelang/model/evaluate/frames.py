@@ -13,7 +13,7 @@ class Abrupt(Exception):
 
 
 class Frame:
-    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns")
+    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "call")
 
     def __init__(self, kind: str, parent: Optional["Frame"], module: Optional["Frame"],
                  fn: Optional[Scope] = None, local_names=None):
@@ -25,4 +25,5 @@ class Frame:
         self.locals = local_names  # names local to a function (unbound reads are unknown)
         self.globals: set = set()
         self.returns: List[object] = []
+        self.call: Optional[object] = None  # a function's frame: the call that ran it (None: no call site)
 
