@@ -216,8 +216,23 @@ class KernelFacts:
                                name in cube)
             for name in self.alloc_uses}
         self.annotations = _annotations(kernel)
-        self.scalar_arith = _scalar_arith(fn)
+        self._scalar_arith: Optional[List[ScalarArith]] = None
         self._sites: Optional[List["SiteFacts"]] = None
+        self._touches: Dict[tuple, List[str]] = {}
+
+    @property
+    def scalar_arith(self) -> List["ScalarArith"]:
+        if self._scalar_arith is None:
+            self._scalar_arith = _scalar_arith(self.kernel.func)
+        return self._scalar_arith
+
+    def touched(self, u) -> List[str]:
+        """The kernel buffers a use touches (the same for every site)."""
+        key = (id(u.use.call), tuple(id(h.call) for h in u.via))
+        found = self._touches.get(key)
+        if found is None:
+            found = self._touches[key] = _touched(self, u)
+        return found
 
     # -- names -------------------------------------------------------------
     def name_of(self, expr: Optional[ast.expr], use) -> Optional[str]:
@@ -284,7 +299,7 @@ class SiteFacts:
         for u in uses:
             if u.maybe or u.prim.startswith("alloc_") or u.prim == "annotate_address":
                 continue
-            for name in _touched(facts, u):
+            for name in facts.touched(u):
                 buf = self.buffers.get(name)
                 if buf is not None:
                     key = u.order

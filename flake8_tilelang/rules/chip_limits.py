@@ -420,7 +420,7 @@ pointing into the generated `$TMPDIR/tmpXXXX.cpp`, not at your line (#471,
 def half_scalar_arith(model) -> Iterator[Report]:
     for kernel in model.kernels:
         kf = facts(model, kernel)
-        if not kf.scalar_arith:
+        if not any(b.dtype in HALF for site in kf.sites for b in site.buffers.values()) or not kf.scalar_arith:
             continue
         for site_arith in kf.scalar_arith:
             for site in kf.sites:

@@ -23,7 +23,7 @@ from .budget import MAX_STEPS
 from .frames import Frame
 from .values import UNKNOWN, FuncV, JitV, KernelV, LibV, export, kernel_values
 
-MAX_SITES = 8
+MAX_SITES = 4
 _STEPS = 2000  # evaluator steps per question (a factory body and its helpers)
 
 
@@ -31,9 +31,11 @@ class SiteValues:
     """One way a kernel is compiled: the frame its prim_func was defined in,
     the kernel's own folded locals, and the config of that compile site."""
 
-    __slots__ = ("kernel", "ev", "closure", "frame", "label", "line", "defaults", "config", "_cache")
+    __slots__ = ("kernel", "ev", "closure", "frame", "label", "line", "defaults", "config", "_cache", "_once",
+                 "_done", "_reads")
 
-    def __init__(self, kernel, ev, closure: Frame, label: str, line: Optional[int], defaults: bool, config):
+    def __init__(self, kernel, ev, closure: Frame, label: str, line: Optional[int], defaults: bool, config,
+                 reads: Optional[Dict[int, tuple]] = None):
         self.kernel = kernel
         self.ev = ev
         self.closure = closure
@@ -42,7 +44,15 @@ class SiteValues:
         self.defaults = defaults  # no call site gave the arguments: the factory's defaults
         self.config = config  # the PassConfig compiling it here, or None when not known
         self._cache: Dict[int, object] = {}
-        self.frame = self._kernel_frame()
+        # The prim_func's own frame: names it binds are unknown, except a name
+        # assigned once by a plain assignment (``sub = block_M // 2``), which
+        # holds what the evaluator makes of its value (folded when first needed).
+        fn = kernel.func
+        self.frame = Frame("function", closure, closure.module, fn, set(fn.bound) | set(fn.params) | set(fn.assigns))
+        self._once = {name: binds[0].value for name, binds in fn.assigns.items()
+                      if len(binds) == 1 and binds[0].value is not None}
+        self._done: set = set()
+        self._reads = reads if reads is not None else {}  # id(expr) -> once-assigned names it reads (per kernel)
 
     def __repr__(self) -> str:
         return "<SiteValues %s>" % self.label
@@ -53,47 +63,35 @@ class SiteValues:
             return None
         return self.config.state(C.MEMORY_PLANNING)
 
-    def value(self, expr: Optional[ast.expr], frame: Optional[Frame] = None):
+    def value(self, expr: Optional[ast.expr]):
         """An expression of the kernel body, evaluated here (``UNKNOWN`` if
         it cannot be known)."""
         if expr is None:
             return UNKNOWN
-        if frame is None:
-            hit = self._cache.get(id(expr), self)
-            if hit is not self:
-                return hit
-        result = _quiet_eval(self.ev, expr, frame or self.frame)
-        if frame is None:
-            self._cache[id(expr)] = result
+        hit = self._cache.get(id(expr), self)
+        if hit is not self:
+            return hit
+        self._fold(expr, 0)
+        result = _quiet_eval(self.ev, expr, self.frame)
+        self._cache[id(expr)] = result
         return result
 
-    def _kernel_frame(self) -> Frame:
-        """The prim_func's own frame: names it binds are unknown, except a
-        name assigned once by a plain assignment (``sub = block_M // 2``),
-        which holds what the evaluator makes of its value."""
-        fn = self.kernel.func
-        names = set(fn.bound) | set(fn.params) | set(fn.assigns)
-        frame = Frame("function", self.closure, self.closure.module, fn, names)
-        once = {name for name, binds in fn.assigns.items() if len(binds) == 1}
-        for stmt in _statements(fn.node.body):  # type: ignore[attr-defined]
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in once:
-                    value = _quiet_eval(self.ev, stmt.value, frame)
-                    if value is not UNKNOWN:
-                        frame.vars[targets[0].id] = value
-        return frame
-
-
-def _statements(body):
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, name, None)
-            if inner:
-                yield from _statements(inner)
+    def _fold(self, expr: ast.expr, depth: int) -> None:
+        """Bind the kernel's once-assigned names that ``expr`` reads."""
+        if depth > 16:
+            return
+        names = self._reads.get(id(expr))
+        if names is None:
+            names = self._reads[id(expr)] = tuple(dict.fromkeys(
+                n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in self._once))
+        for name in names:
+            if name not in self._done:
+                self._done.add(name)  # also guards `x = x + 1` cycles
+                value_expr = self._once[name]
+                self._fold(value_expr, depth + 1)
+                value = _quiet_eval(self.ev, value_expr, self.frame)
+                if value is not UNKNOWN:
+                    self.frame.vars[name] = value
 
 
 def _quiet_eval(ev, expr: ast.expr, frame: Frame):
@@ -157,6 +155,7 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
     single = kernel.configs[0] if len(kernel.configs) == 1 else None
     sites: List[SiteValues] = []
     seen = set()
+    reads: Dict[int, tuple] = {}
     for event in ev.events:
         found = list(event.kernels) if isinstance(event.kernels, list) else []
         found += [kv for kv in event.called if kv not in found]
@@ -172,7 +171,8 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
                 continue
             seen.add(key)
             config = configs.get(id(event.node), single)
-            sites.append(SiteValues(kernel, ev, kv.closure, label, getattr(call, "lineno", None), False, config))
+            sites.append(SiteValues(kernel, ev, kv.closure, label, getattr(call, "lineno", None), False, config,
+                                    reads))
     if sites:
         return sites
     factory = fn.parent
