@@ -173,11 +173,10 @@ class KernelFacts:
         fn: Function = kernel.func
         self.params = _tensor_params(fn)  # name -> rank (None when not known)
         self.alloc_uses = {}  # name -> KernelUse of the kernel's own allocation
+        by_call = {id(call): name for name, call in fn.alloc_calls.items()}
         for u in kernel.raw_uses:
-            if not u.via and u.prim.startswith("alloc_"):
-                for name, call in fn.alloc_calls.items():
-                    if call is u.use.call:
-                        self.alloc_uses[name] = u
+            if not u.via and id(u.use.call) in by_call:
+                self.alloc_uses[by_call[id(u.use.call)]] = u
         self.copies: List[Copy] = []
         self.flags = []  # KernelUse of T.set_flag / T.wait_flag
         self.gemms = []  # (KernelUse, [name of A, B, C])
@@ -190,9 +189,9 @@ class KernelFacts:
             if prim in ("set_flag", "wait_flag"):
                 self.flags.append(u)
             if not isinstance(call, ast.Call):
-                if prim == STORE:
+                if prim == STORE and u.use.in_parallel:
                     name = self.name_of(call, u)
-                    if name is not None and u.use.in_parallel:
+                    if name is not None:
                         vector.add(name)
                 continue
             if prim == "copy" and len(call.args) >= 2:
@@ -204,7 +203,7 @@ class KernelFacts:
                     if name is not None:
                         gemm_positions.setdefault(name, set()).add(pos)
                         cube.add(name)
-            elif is_vector_op(prim):
+            elif is_vector_op(prim) and self.alloc_uses:
                 for a in list(call.args) + [kw.value for kw in call.keywords]:
                     name = self.name_of(a, u)
                     if name is not None:

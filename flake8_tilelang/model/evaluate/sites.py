@@ -82,8 +82,7 @@ class SiteValues:
             return
         names = self._reads.get(id(expr))
         if names is None:
-            names = self._reads[id(expr)] = tuple(dict.fromkeys(
-                n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in self._once))
+            names = self._reads[id(expr)] = _names_read(expr, self._once)
         for name in names:
             if name not in self._done:
                 self._done.add(name)  # also guards `x = x + 1` cycles
@@ -92,6 +91,29 @@ class SiteValues:
                 value = _quiet_eval(self.ev, value_expr, self.frame)
                 if value is not UNKNOWN:
                     self.frame.vars[name] = value
+
+
+def _names_read(expr: ast.expr, wanted) -> tuple:
+    """The names in ``wanted`` that ``expr`` reads (a plain walk: shape
+    expressions are small, ``ast.walk``'s generic machinery is not)."""
+    out: list = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is ast.Name:
+            if node.id in wanted and node.id not in out:  # type: ignore[attr-defined]
+                out.append(node.id)  # type: ignore[attr-defined]
+        elif t is ast.Constant:
+            continue
+        elif t is ast.BinOp:
+            stack.append(node.right)  # type: ignore[attr-defined]
+            stack.append(node.left)  # type: ignore[attr-defined]
+        elif t in (ast.Tuple, ast.List):
+            stack.extend(node.elts)  # type: ignore[attr-defined]
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return tuple(out)
 
 
 def _quiet_eval(ev, expr: ast.expr, frame: Frame):
