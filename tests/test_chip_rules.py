@@ -243,3 +243,25 @@ def test_kernels_json_carries_the_footprint_per_site(tmp_path, monkeypatch, caps
     assert main(["kernels", "--isolated", "--target-chip", "A5", "."]) == 0
     out = capsys.readouterr().out
     assert "UB 512K/256K!" in out and "against the A5 capacity" in out
+
+
+def test_a_copy_in_a_branch_is_judged_only_at_the_sites_that_compile_it():
+    source = HEAD + '''
+
+@tilelang.jit(out_idx=[1], pass_configs=LINEAR)
+def k(M, N, narrow=False, dtype="float32"):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((M, N), dtype)):
+        with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+            x_ub = T.alloc_ub((64, 4), dtype)
+            y_ub = T.alloc_ub((64, 8), dtype)
+            if narrow:
+                T.copy(X[cid * 64, 0], x_ub)
+            T.copy(X[cid * 64, 0], y_ub)
+            T.copy(y_ub, Y[cid * 64, 0])
+
+    return main
+'''
+    assert only(source + "\nk(1024, 1024)\n", "TLA110") == []
+    [d] = only(source + "\nk(1024, 1024, narrow=True)\n", "TLA110")
+    assert "`x_ub` (float32 64x4)" in d.message and "narrow=True" in d.message

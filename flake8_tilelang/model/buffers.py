@@ -183,7 +183,8 @@ class KernelFacts:
         gemm_positions: Dict[str, set] = {}
         vector: set = set()
         cube: set = set()
-        for u in kernel.uses:
+        # every use before the Python-level `if`s are settled: each site says which it compiles
+        for u in kernel.raw_uses:
             prim = u.prim
             call = u.use.call
             if prim in ("set_flag", "wait_flag"):
@@ -232,6 +233,12 @@ class KernelFacts:
         if found is None:
             found = self._touches[key] = _touched(self, u)
         return found
+
+    def compiled(self, u) -> bool:
+        """Whether some site compiles the use; without sites, the model's answer."""
+        if self.sites:
+            return any(site.compiles(u) for site in self.sites)
+        return not u.maybe and any(k is u or (k.use is u.use and k.via == u.via) for k in self.kernel.uses)
 
     # -- names -------------------------------------------------------------
     def name_of(self, expr: Optional[ast.expr], use) -> Optional[str]:
@@ -287,6 +294,8 @@ class SiteFacts:
         for launch in kernel.launches:
             self.threads = launch.threads_count
         uses = _settled(kernel, site)
+        # the calls this site compiles (a copy or gemm in a branch it drops is not judged here)
+        self.live = {(id(u.use.call), tuple(id(h.call) for h in u.via)) for u in uses if not u.maybe}
         live_allocs = {id(u.use.call) for u in uses if not u.via and not u.maybe and u.prim.startswith("alloc_")}
         self.buffers: Dict[str, Buffer] = {}
         for name, u in facts.alloc_uses.items():
@@ -314,6 +323,10 @@ class SiteFacts:
                 buf.address = value if type(value) is int else UNKNOWN
                 self.annotated = True
         self._footprints: Dict[str, Footprint] = {}
+
+    def compiles(self, u) -> bool:
+        """Whether this site compiles the use (settled in its frame, not ``maybe``)."""
+        return (id(u.use.call), tuple(id(h.call) for h in u.via)) in self.live
 
     def _size(self, buf: Buffer, call: ast.Call) -> None:
         if len(call.args) < 1:
@@ -528,8 +541,7 @@ def _cache_of(model) -> Dict[int, KernelFacts]:
     and checked by identity (ids are reused once a model is gone)."""
     entry = _CACHES.get(id(model))
     if entry is None or entry[0] is not model:
-        if len(_CACHES) > 4:
-            _CACHES.clear()
+        _CACHES.clear()  # one file is linted at a time: keep no older model alive
         entry = (model, {})
         _CACHES[id(model)] = entry
     return entry[1]

@@ -143,8 +143,6 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
     for kernel in model.kernels:
         kf = facts(model, kernel)
         for copy in kf.copies:
-            if copy.use.maybe:
-                continue
             ends = (copy.src, copy.dst)
             gm = [e for e in ends if e.kind == "gm"]
             onchip = [e for e in ends if e.kind is not None and e.kind != "gm"]
@@ -154,6 +152,8 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
             if kf.memory.get(ub.name or "") != "UB":
                 continue
             for site in kf.sites:
+                if not site.compiles(copy.use):
+                    continue
                 buf = site.buffers.get(ub.name or "")
                 if buf is None or buf.shape is None or len(buf.shape) < 2:
                     continue
@@ -221,7 +221,7 @@ def gm_slice_scalar_last_dim(model) -> Iterator[Report]:
     for kernel in model.kernels:
         kf = facts(model, kernel)
         for copy in kf.copies:
-            if copy.use.maybe:
+            if not kf.compiled(copy.use):
                 continue
             for end in (copy.src, copy.dst):
                 if end.kind != "gm" or end.indices is None:
@@ -275,7 +275,7 @@ def event_id_out_of_range(model) -> Iterator[Report]:
     for kernel in model.kernels:
         kf = facts(model, kernel)
         for use in kf.flags:
-            if use.maybe:
+            if not kf.compiled(use):
                 continue
             values = _event_ids(kf, use)
             bad = next((v for v in values if not low <= v <= high), None)
@@ -361,9 +361,11 @@ def cube_dtype_unsupported(model) -> Iterator[Report]:
     for kernel in model.kernels:
         kf = facts(model, kernel)
         for use, names in kf.gemms:
-            if use.maybe or len(names) < 3 or None in names:
+            if len(names) < 3 or None in names:
                 continue
             for site in kf.sites:
+                if not site.compiles(use):
+                    continue
                 bufs = [site.buffers.get(n) for n in names]  # type: ignore[arg-type]
                 if any(b is None or b.dtype not in DTYPE_BYTES for b in bufs):
                     continue
