@@ -43,13 +43,23 @@ def check_tree(
     filename: str,
     wanted: Optional[Callable[[str], bool]] = None,
     file_noqa: bool = True,
+    chip: Optional[str] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file, sorted and at most one per (line, code).
 
     ``tree`` may be None: the source is parsed from ``lines`` then.
     ``wanted(code)`` filters which rules run (None: all).
     ``file_noqa``: honour ``# flake8-tilelang: noqa[: codes]`` in the file.
+    ``chip``: the ``target-chip`` setting the on-chip rules assume (None: A2/A3).
     """
+    if chip is not None:
+        from .model.chip import TARGET
+
+        token = TARGET.set(chip)
+        try:
+            return check_tree(tree, lines, filename, wanted, file_noqa)
+        finally:
+            TARGET.reset(token)
     if not mentions_tilelang(lines) or not imports_tilelang(lines):
         return []
     if file_noqa and any("noqa" in line.lower() and _DIRECTIVE_HINT.search(line) for line in lines):

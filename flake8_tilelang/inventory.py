@@ -161,9 +161,41 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
             "sites": sites,
             "threads": _threads(kernel),
             "counts": n,
+            "footprint": footprint(model, kernel),
             "diagnostics": diags,
         })
     return out
+
+
+def footprint(model, kernel) -> Dict[str, object]:
+    """Bytes per on-chip memory against the chip, per compile site: the
+    buffer table's totals laid out as the compiler does (see
+    ``model.buffers.SiteFacts.footprint``); ``bytes`` is None when the
+    planning state or an annotated address is unknown."""
+    from .model import chip as chips
+    from .model.buffers import facts
+
+    chip = chips.current()
+    sites = []
+    kf = facts(model, kernel)
+    if kf.alloc_uses:
+        for site in kf.sites:
+            memories = {}
+            for fp in site.footprints():
+                count = sum(1 for b in site.buffers.values() if b.memory == fp.memory)
+                if not count:
+                    continue
+                memories[fp.memory] = {
+                    "bytes": fp.bytes, "capacity": chip.bytes(fp.memory), "method": fp.method,
+                    "buffers": count, "complete": fp.complete,
+                }
+            planning = site.site.planning()
+            sites.append({
+                "site": site.site.label, "line": site.site.line, "defaults": site.site.defaults,
+                "planning": STATE[planning], "memories": memories,
+            })
+    unknown = sum(1 for name in kf.alloc_uses if kf.memory.get(name) is None)
+    return {"chip": chip.name, "sites": sites, "unplaced_buffers": unknown}
 
 
 def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
@@ -178,7 +210,13 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
             errors.append({"file": display, "code": error.code, "message": error.message})
             continue
         try:
-            entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+            from .model.chip import TARGET
+
+            token = TARGET.set(getattr(settings, "target_chip", None) or "A2/A3")
+            try:
+                entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+            finally:
+                TARGET.reset(token)
         except (RecursionError, MemoryError) as exc:  # like `check`: one file never ends the run
             errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
                 type(exc).__name__, str(exc) or "cannot build the kernel model")})
@@ -207,6 +245,35 @@ def _switch_cell(entry: Dict[str, object], enum: str) -> str:
     return "/".join(cells) or "-"
 
 
+def _kib(n: int) -> str:
+    k = n / 1024.0
+    return ("%d" % k if k == int(k) else "%.1f" % k) + "K"
+
+
+def _footprint_cell(entry: Dict[str, object]) -> str:
+    fp = entry.get("footprint") or {}
+    sites = fp.get("sites") or []  # type: ignore[union-attr]
+    cells = []
+    for memory in ("UB", "L1", "L0A", "L0B", "L0C"):
+        best = None
+        for site in sites:
+            m = site["memories"].get(memory)
+            if m is None:
+                continue
+            if best is None or (m["bytes"] or -1) > (best[0]["bytes"] or -1):
+                best = (m, site)
+        if best is None:
+            continue
+        m, site = best
+        if m["bytes"] is None or (not m["bytes"] and not m["complete"]):
+            cells.append("%s ?" % memory)
+            continue
+        mark = ("!" if m["bytes"] > m["capacity"] else "") + ("*" if site["defaults"] else "") + \
+            ("" if m["complete"] else "~")
+        cells.append("%s %s/%s%s" % (memory, _kib(m["bytes"]), _kib(m["capacity"]), mark))
+    return " ".join(cells) or "-"
+
+
 def _threads_cell(value) -> str:
     if value is None:
         return "-"
@@ -224,7 +291,7 @@ def _diag_cell(diags: Sequence[Dict[str, object]]) -> str:
 
 def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, object]]) -> str:
     header = ["LOCATION", "KERNEL", "FACTORY", "MODE"] + [SHORT[k] for k in C.SWITCHES] + [
-        "THREADS", "SCOPES", "SYNCS", "XFLAGS", "ALLOCS", "DIAGNOSTICS"]
+        "THREADS", "SCOPES", "SYNCS", "XFLAGS", "ALLOCS", "FOOTPRINT", "DIAGNOSTICS"]
     rows = [header]
     for e in entries:
         n: Dict[str, int] = e["counts"]  # type: ignore[assignment]
@@ -233,7 +300,7 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
             ["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"), str(e["mode"])]
             + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
             + [_threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),
-               str(n["cross_core_flags"]), str(n["expert_allocs"]), _diag_cell(diags)])
+               str(n["cross_core_flags"]), str(n["expert_allocs"]), _footprint_cell(e), _diag_cell(diags)])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
     s = summary(entries)
@@ -245,6 +312,11 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
     lines.append("Switch cells: on@14 = set on at line 14 (file:line when set in another module); "
                  "off without a line = not set, so off; ? = unknown; one value per compile site, "
                  "separated by /.")
+    chip = next((e["footprint"]["chip"] for e in entries if e.get("footprint")), None)  # type: ignore[index]
+    if chip is not None:
+        lines.append("Footprint cells: bytes per memory as the compiler lays the buffers out, against the %s "
+                     "capacity (K = KiB; the largest over the compile sites, * = from the factory's "
+                     "defaults, ! = over, ? = unknown planning or size, ~ = some sizes unknown)." % chip)
     for err in errors:
         lines.append("%s: %s %s (not inventoried)" % (err["file"], err["code"], err["message"]))
     return "\n".join(lines) + "\n"

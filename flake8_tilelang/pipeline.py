@@ -340,7 +340,8 @@ def _engine(tree, lines, display, settings):
     from .engine import check_tree
 
     # the pipeline applies (or, with --disable-noqa, skips) the file directive itself
-    return check_tree(tree, lines, display, wanted=settings.enabled.__contains__, file_noqa=False)
+    return check_tree(tree, lines, display, wanted=settings.enabled.__contains__, file_noqa=False,
+                      chip=settings.target_chip)
 
 
 def _finish(display: str, source: SourceFile, diagnostics, settings: Settings,

@@ -445,6 +445,8 @@ class Settings:
     fix: bool = False
     unsafe_fixes: bool = False
     show_fixes: bool = False
+    # The chip the capacity/dtype rules compare with ("A2/A3", "A2", "A3", "A5")
+    target_chip: str = "A2/A3"
 
     # The effective lists
     @property
@@ -470,7 +472,7 @@ class Settings:
     def fingerprint(self) -> str:
         """Everything that changes what ``check`` reports for a given file."""
         return repr((sorted(self.enabled), self.per_file_ignores, self.project_root,
-                     self.report_unused_noqa, self.disable_noqa))
+                     self.report_unused_noqa, self.disable_noqa, self.target_chip))
 
 
 def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend_select, ignore,
@@ -491,7 +493,7 @@ def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend
 # -- pyproject -----------------------------------------------------------------
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes")
+        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip")
 BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 
 
@@ -641,6 +643,8 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
                 raise ConfigError("%s: unknown output format %r; choose one of %s" % (
                     where, value, ", ".join(FORMATS)))
             out[key] = value
+        elif key == "target-chip":
+            out[key] = chip_setting(value, where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError("%s: expected a table of pattern = [codes], got %s" % (
@@ -687,6 +691,17 @@ def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
 
 
 _FIND = object()
+
+
+def chip_setting(value, where: str) -> str:
+    """A ``target-chip`` value, normalised ("A2/A3", "A2", "A3", "A5")."""
+    from .model.chip import NAMES, normalise
+
+    chip = normalise(value)
+    if chip is None:
+        raise ConfigError("%s: unknown chip %r; choose one of %s (default A2/A3)" % (
+            where, value if isinstance(value, str) else _type(value), ", ".join(NAMES)))
+    return chip
 
 
 def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settings:
@@ -778,6 +793,8 @@ def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settin
         fix=_switch(args, "fix", conf),
         unsafe_fixes=_switch(args, "unsafe_fixes", conf),
         show_fixes=_switch(args, "show_fixes", conf),
+        target_chip=chip_setting(getattr(args, "target_chip", None), "--target-chip")
+        if getattr(args, "target_chip", None) else str(conf.get("target-chip", "A2/A3")),
     )
 
 

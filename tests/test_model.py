@@ -272,8 +272,8 @@ def test_kernel_compiled_at_two_sites_is_checked_under_each():
 def vec(M, N):""" + KERNEL + """
 
 def run():
-    tilelang.compile(vec(1, 2), pass_configs={"tl.ascend_auto_sync": False})
-    tilelang.compile(vec(1, 2), pass_configs={"tl.ascend_auto_sync": True})
+    tilelang.compile(vec(1024, 1024), pass_configs={"tl.ascend_auto_sync": False})
+    tilelang.compile(vec(1024, 1024), pass_configs={"tl.ascend_auto_sync": True})
 """
     k = only_kernel(src)
     assert sorted(c.state(C.AUTO_SYNC) for c in k.configs) == [False, True]

@@ -84,6 +84,9 @@ def _parser():
                        help="read [tool.flake8-tilelang] from this file instead of the nearest "
                             "pyproject.toml that has one")
         g.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+        g.add_argument("--target-chip", dest="target_chip", metavar="CHIP",
+                       help="the chip the on-chip rules (TLA101, TLA120, TLA130) and the kernels "
+                            "footprint assume: A2, A3 or A5 (default A2/A3, or `target-chip`)")
         p.add_argument("--output-format", "--format", dest="output_format", choices=formats,
                        help="output format (default: %s, or `output-format` from the config)"
                        % default_help)

@@ -1,5 +1,6 @@
 """Rule modules. Importing this package registers every rule."""
 from . import (  # noqa: F401
+    chip_limits,
     config_hygiene,
     cross_core,
     cv_split,

@@ -5,16 +5,11 @@ import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .. import constants as C
+from ..model.buffers import DTYPE_BYTES as _DTYPE_BYTES  # the one table of element sizes
 from ..model.resolve import UNKNOWN
 from ..diagnostic import Report
 from ..registry import ERROR, INFO, WARNING, report, rule
 
-_DTYPE_BYTES = {
-    "float16": 2, "bfloat16": 2, "half": 2, "int16": 2, "uint16": 2,
-    "float32": 4, "float": 4, "int32": 4, "uint32": 4,
-    "float64": 8, "int64": 8, "uint64": 8,
-    "int8": 1, "uint8": 1, "bool": 1, "float8_e4m3": 1, "float8_e5m2": 1,
-}
 _KIND_NAME = {"alloc_L1": "L1", "alloc_L0A": "L0A", "alloc_L0B": "L0B", "alloc_L0C": "L0C", "alloc_ub": "UB"}
 
 

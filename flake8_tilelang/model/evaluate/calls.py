@@ -158,6 +158,7 @@ class Calls:
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, locals_)
         frame.globals = set(fn.globals)
+        frame.call = None if unknown_args else node
         self.bind_params(fn, frame, func.defaults, args, kwargs, unknown_args)
         self.depth += 1
         loops, self.loops = self.loops, []  # a break in the callee is not the caller's

@@ -181,6 +181,9 @@ class Library:
             return UNKNOWN
         if q == "print":
             return None
+        if (q in ("min", "max") and len(args) >= 2 or prim in ("ceildiv", "floordiv")) and not kwargs \
+                and all(type(a) is int for a in args):
+            return int_fold(q if q in ("min", "max") else prim, args)
         return UNKNOWN
 
     # -- PassContext and lower -----------------------------------------------
@@ -337,6 +340,17 @@ class Library:
         return PassConfig(entries, complete, filename=self.filename)
 
     # -- questions from the model -------------------------------------------
+
+def int_fold(name: str, args: tuple):
+    """min/max of ints, T.ceildiv / T.floordiv of two ints (shape arithmetic)."""
+    if name == "min":
+        return min(args)
+    if name == "max":
+        return max(args)
+    if len(args) != 2 or args[1] == 0:
+        return UNKNOWN
+    return -(-args[0] // args[1]) if name == "ceildiv" else args[0] // args[1]
+
 
 def decorates(node, fn: Function) -> bool:
     return any(dec is node for dec in fn.node.decorator_list)  # type: ignore[attr-defined]

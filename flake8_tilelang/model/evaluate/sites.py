@@ -1,0 +1,266 @@
+"""Values at compile sites: what a kernel's Python-level names hold where it
+is compiled.
+
+A TileLang kernel is built by a factory (``def matmul(M, N, K, block_M, ...)``
+returning a ``@T.prim_func``); its allocation shapes and dtypes are the
+factory's arguments folded through the factory body. The evaluator already
+runs the module with the arguments each call passes (module code,
+``if __name__ == "__main__":`` blocks, test functions): every prim_func it
+produces is a ``KernelV`` carrying the frame its ``def`` ran in. This module
+turns those frames into *sites*, one per call that gives the factory its
+arguments, falls back to the factory's defaults when no call does (and says
+so), and folds the kernel's own straight-line assignments
+(``sub_M = block_M // 2``) on top. Nothing here reads values itself: every
+expression goes through the evaluator. Unknown stays unknown.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional
+
+from ... import constants as C
+from .budget import MAX_STEPS
+from .frames import Frame
+from .values import UNKNOWN, FuncV, JitV, KernelV, LibV, export, kernel_values
+
+MAX_SITES = 4
+_STEPS = 2000  # evaluator steps per question (a factory body and its helpers)
+
+
+class SiteValues:
+    """One way a kernel is compiled: the frame its prim_func was defined in,
+    the kernel's own folded locals, and the config of that compile site."""
+
+    __slots__ = ("kernel", "ev", "closure", "frame", "label", "line", "defaults", "config", "_cache", "_once",
+                 "_done", "_reads")
+
+    def __init__(self, kernel, ev, closure: Frame, label: str, line: Optional[int], defaults: bool, config,
+                 reads: Optional[Dict[int, tuple]] = None):
+        self.kernel = kernel
+        self.ev = ev
+        self.closure = closure
+        self.label = label  # "matmul(1024, 1024, 128) (line 88)" / "matmul's defaults"
+        self.line = line
+        self.defaults = defaults  # no call site gave the arguments: the factory's defaults
+        self.config = config  # the PassConfig compiling it here, or None when not known
+        self._cache: Dict[int, object] = {}
+        # The prim_func's own frame: names it binds are unknown, except a name
+        # assigned once by a plain assignment (``sub = block_M // 2``), which
+        # holds what the evaluator makes of its value (folded when first needed).
+        fn = kernel.func
+        self.frame = Frame("function", closure, closure.module, fn, set(fn.bound) | set(fn.params) | set(fn.assigns))
+        self._once = {name: binds[0].value for name, binds in fn.assigns.items()
+                      if len(binds) == 1 and binds[0].value is not None}
+        self._done: set = set()
+        self._reads = reads if reads is not None else {}  # id(expr) -> once-assigned names it reads (per kernel)
+
+    def __repr__(self) -> str:
+        return "<SiteValues %s>" % self.label
+
+    def planning(self) -> Optional[bool]:
+        """TL_ASCEND_MEMORY_PLANNING at this site: True, False, or None (unknown)."""
+        if self.config is None:
+            return None
+        return self.config.state(C.MEMORY_PLANNING)
+
+    def value(self, expr: Optional[ast.expr]):
+        """An expression of the kernel body, evaluated here (``UNKNOWN`` if
+        it cannot be known)."""
+        if expr is None:
+            return UNKNOWN
+        hit = self._cache.get(id(expr), self)
+        if hit is not self:
+            return hit
+        self._fold(expr, 0)
+        result = _quiet_eval(self.ev, expr, self.frame)
+        self._cache[id(expr)] = result
+        return result
+
+    def _fold(self, expr: ast.expr, depth: int) -> None:
+        """Bind the kernel's once-assigned names that ``expr`` reads."""
+        if depth > 16:
+            return
+        names = self._reads.get(id(expr))
+        if names is None:
+            names = self._reads[id(expr)] = _names_read(expr, self._once)
+        for name in names:
+            if name not in self._done:
+                self._done.add(name)  # also guards `x = x + 1` cycles
+                value_expr = self._once[name]
+                self._fold(value_expr, depth + 1)
+                value = _quiet_eval(self.ev, value_expr, self.frame)
+                if value is not UNKNOWN:
+                    self.frame.vars[name] = value
+
+
+def _names_read(expr: ast.expr, wanted) -> tuple:
+    """The names in ``wanted`` that ``expr`` reads (a plain walk: shape
+    expressions are small, ``ast.walk``'s generic machinery is not)."""
+    out: list = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is ast.Name:
+            if node.id in wanted and node.id not in out:  # type: ignore[attr-defined]
+                out.append(node.id)  # type: ignore[attr-defined]
+        elif t is ast.Constant:
+            continue
+        elif t is ast.BinOp:
+            stack.append(node.right)  # type: ignore[attr-defined]
+            stack.append(node.left)  # type: ignore[attr-defined]
+        elif t in (ast.Tuple, ast.List):
+            stack.extend(node.elts)  # type: ignore[attr-defined]
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return tuple(out)
+
+
+def _quiet_eval(ev, expr: ast.expr, frame: Frame):
+    """The evaluator's own question for a kernel expression, in our frame."""
+    return ev.eval_static(expr, frame)
+
+
+def _call_label(call: ast.AST, closure: Frame) -> str:
+    """``matmul(1024, 1024, 128) (line 88)`` when the call writes its
+    arguments as literals; else ``matmul(M=1024, N=1024, dtype='float16')
+    (line 88)`` from what the parameters hold there (``?``: unknown)."""
+    line = getattr(call, "lineno", 0)
+    literal = isinstance(call, ast.Call) and all(
+        _is_literal(a) for a in list(call.args) + [k.value for k in call.keywords])
+    if literal:
+        try:
+            text = ast.unparse(call)  # type: ignore[attr-defined]
+        except Exception:  # Python 3.8 or an odd node
+            text = ""
+    else:
+        text = ""
+    fn = closure.fn
+    if not text and fn is not None and isinstance(getattr(fn, "node", None), (ast.FunctionDef,
+                                                                              ast.AsyncFunctionDef)):
+        a = fn.node.args  # type: ignore[attr-defined]
+        params = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+        if isinstance(call, ast.Call) and not any(isinstance(x, ast.Starred) for x in call.args) \
+                and all(k.arg is not None for k in call.keywords):
+            passed = {p.arg for p in params[:len(call.args)]} | {k.arg for k in call.keywords}
+            params = [p for p in params if p.arg in passed]
+        parts = []
+        for p in params:
+            value = export(closure.vars.get(p.arg, UNKNOWN))
+            parts.append("%s=%s" % (p.arg, "?" if value is UNKNOWN else repr(value)))
+        text = "%s(%s)" % (fn.name, ", ".join(parts))
+    text = " ".join((text or "a call").split())
+    if len(text) > 96:
+        text = text[:93] + "..."
+    return "%s (line %d)" % (text, line)
+
+
+def _is_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_is_literal(e) for e in node.elts)
+    return False
+
+
+def kernel_sites(kernel, model) -> List[SiteValues]:
+    """The sites a kernel is compiled at with known arguments; else one site
+    with the factory's defaults; [] when the module cannot be evaluated."""
+    resolver = model.resolver
+    ev = resolver.evaluator() if resolver is not None else None
+    if ev is None:
+        return []
+    fn = kernel.func
+    configs = {id(s.site.node): s.config for s in kernel.sites}
+    single = kernel.configs[0] if len(kernel.configs) == 1 else None
+    sites: List[SiteValues] = []
+    seen = set()
+    reads: Dict[int, tuple] = {}
+    for event in ev.events:
+        found = list(event.kernels) if isinstance(event.kernels, list) else []
+        found += [kv for kv in event.called if kv not in found]
+        for kv in found:
+            if not isinstance(kv, KernelV) or kv.fn is not fn or kv.closure is None:
+                continue
+            call = _site_call(kv.closure)
+            if call is None:
+                continue
+            label = _call_label(call, kv.closure)
+            key = (label, id(event.node))
+            if key in seen or len(sites) >= MAX_SITES:
+                continue
+            seen.add(key)
+            config = configs.get(id(event.node), single)
+            sites.append(SiteValues(kernel, ev, kv.closure, label, getattr(call, "lineno", None), False, config,
+                                    reads))
+    if sites:
+        return sites
+    factory = fn.parent
+    if factory is None or factory.kind == "module":
+        # a module-level prim_func: its names are module constants
+        if ev.module_frame is None:
+            return []
+        return [SiteValues(kernel, ev, ev.module_frame, "module constants", None, False, _agreed(kernel))]
+    closure = _defaults_frame(factory, ev)
+    if closure is None:
+        return []
+    return [SiteValues(kernel, ev, closure, "%s's defaults" % factory.name, None, True, _agreed(kernel))]
+
+
+def _site_call(closure: Frame) -> Optional[ast.AST]:
+    """The call that ran the factory whose frame this is (None: it ran with
+    unknown arguments, or the prim_func is not defined in a function)."""
+    return closure.call if closure.kind == "function" else None
+
+
+def _agreed(kernel):
+    """The one config every compile site of the kernel agrees on for
+    MEMORY_PLANNING (None when they differ or none is known)."""
+    states = {c.state(C.MEMORY_PLANNING) for c in kernel.configs}
+    if len(states) == 1 and None not in states and kernel.configs:
+        return kernel.configs[0]
+    return None
+
+
+def _defaults_frame(factory, ev) -> Optional[Frame]:
+    """Run a module-level factory with no arguments: its defaults bound,
+    parameters without one unknown. The prim_func's frame is returned."""
+    if factory.parent is None or factory.parent.kind != "module" or ev.module_frame is None:
+        return None
+    value = ev.module_frame.vars.get(factory.name)
+    if isinstance(value, JitV):
+        value = value.factory
+    if not isinstance(value, FuncV) or value.fn is not factory:
+        return None
+    saved = (ev.token, ev.steps, ev.quiet)
+    ev.token = -1
+    ev.steps = MAX_STEPS - _STEPS
+    ev.quiet = True
+    try:
+        result = ev.call_function(value, (), {}, None)
+    except Exception:
+        return None
+    finally:
+        ev.token, ev.steps, ev.quiet = saved
+    found = kernel_values(result)
+    if not found:
+        return None
+    for kv in found:
+        if kv.closure is not None:
+            return kv.closure
+    return None
+
+
+def dtype_name(value) -> Optional[str]:
+    """``"float16"`` for ``"float16"``, ``T.float16``, ``"half"``...; None otherwise."""
+    if isinstance(value, LibV):
+        value = value.q.rsplit(".", 1)[-1]
+    if not isinstance(value, str):
+        return None
+    return _DTYPE_ALIASES.get(value, value)
+
+
+_DTYPE_ALIASES = {"half": "float16", "float": "float32", "bf16": "bfloat16", "fp16": "float16",
+                  "fp32": "float32", "double": "float64"}
