@@ -400,7 +400,7 @@ def _settled(kernel, site: SiteValues) -> list:
     from .model import _settle
 
     closure = (kernel.func, site.closure, site.ev)
-    return [u for u in (_settle(u, kernel.resolver, None, closure) for u in kernel.raw_uses) if u is not None]
+    return [u for u in (_settle(u, kernel.resolver, closure) for u in kernel.raw_uses) if u is not None]
 
 
 def _tensor_params(fn: Function) -> Dict[str, Optional[int]]:

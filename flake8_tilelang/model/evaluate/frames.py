@@ -13,11 +13,7 @@ class Abrupt(Exception):
 
 
 class Frame:
-<<<<<<< HEAD
-    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "star_unknown")
-=======
-    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "call")
->>>>>>> issue20
+    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "star_unknown", "call")
 
     def __init__(self, kind: str, parent: Optional["Frame"], module: Optional["Frame"],
                  fn: Optional[Scope] = None, local_names=None):
@@ -29,10 +25,7 @@ class Frame:
         self.locals = local_names  # names local to a function (unbound reads are unknown)
         self.globals: set = set()
         self.returns: List[object] = []
-<<<<<<< HEAD
         # a star import of a module that could not be read: any name may be bound
         self.star_unknown = False
-=======
         self.call: Optional[object] = None  # a function's frame: the call that ran it (None: no call site)
->>>>>>> issue20
 
