@@ -397,10 +397,10 @@ def _settled(kernel, site: SiteValues) -> list:
     """The kernel's uses with the Python-level `if` tests settled in this
     site's frame (TVMScript keeps only the taken branch); a use under a test
     that cannot be evaluated stays, marked ``maybe`` where the model says so."""
-    from .model import _settle
+    from .model import settle_use
 
     closure = (kernel.func, site.closure, site.ev)
-    return [u for u in (_settle(u, kernel.resolver, closure) for u in kernel.raw_uses) if u is not None]
+    return [u for u in (settle_use(u, kernel.resolver, closure) for u in kernel.raw_uses) if u is not None]
 
 
 def _tensor_params(fn: Function) -> Dict[str, Optional[int]]:

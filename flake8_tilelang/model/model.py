@@ -326,7 +326,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     kernels: Dict[int, Kernel] = {}
     for fn in prims:
         raw = list(_kernel_uses(fn, resolver))
-        uses = [u for u in (_settle(u, resolver) for u in raw) if u is not None]
+        uses = [u for u in (settle_use(u, resolver) for u in raw) if u is not None]
         kernels[id(fn)] = Kernel(fn, uses=uses, resolver=resolver, raw_uses=raw)
         for launch in fn.launches:
             _resolve_launch(launch, fn, resolver)
@@ -412,7 +412,7 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
             kernel.sites.append(info)
         settled = None
         if closure is not None and any(u.use.conds or u.via for u in kernel.raw_uses):
-            settled = [u for u in (_settle(u, resolver, (fn, closure)) for u in kernel.raw_uses)
+            settled = [u for u in (settle_use(u, resolver, (fn, closure)) for u in kernel.raw_uses)
                        if u is not None]
         sig = _config_signature(config)
         seen = signatures.setdefault(id(kernel), {})
@@ -467,7 +467,7 @@ def _looks_ascend(model: "FileModel") -> bool:
     return any(use.prim in _ASCEND_PRIMS or use.prim.startswith("tile.") for use in model.all_uses)
 
 
-def _settle(use: KernelUse, resolver: Resolver, closure=None) -> Optional[KernelUse]:
+def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[KernelUse]:
     """Evaluate the Python-level `if` tests around a use (TVMScript keeps only
     the taken branch): None when the use sits in a dropped branch. A test that
     cannot be evaluated is taken as true (a size specialisation such as

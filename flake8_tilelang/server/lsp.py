@@ -741,14 +741,15 @@ _HEADER_AT_END = re.compile(rb"Content-Length:[ \t]*\d+[ \t]*\r?\n$", re.I)
 
 def _too_big(text: str) -> Optional[str]:
     """The command line's size cap for one file, for a buffer."""
-    from ..cli.run import MAX_FILE_BYTES, _size
+    from ..cli.fileio import size_text
+    from ..cli.run import MAX_FILE_BYTES
 
     if len(text) * 4 <= MAX_FILE_BYTES:
         return None
     size = len(text.encode("utf-8", "surrogatepass"))
     if size <= MAX_FILE_BYTES:
         return None
-    return "not checked: this buffer is %s, above the %s limit for one file" % (_size(size), _size(MAX_FILE_BYTES))
+    return "not checked: this buffer is %s, above the %s limit for one file" % (size_text(size), size_text(MAX_FILE_BYTES))
 
 
 def _range(start, end) -> types.Range:
