@@ -638,7 +638,7 @@ def test_a_runaway_lint_is_cut_by_the_time_cap_and_never_delays_hover(tmp_path):
 
     async def scenario():
         c = Client()
-        await c.start(root, options={"lintTimeout": 3}, fix_rule=True)
+        await c.start(root, options={"lintTimeout": 8}, fix_rule=True)
         uri = c.open(os.path.join(root, "k.py"))
         assert [d.code for d in await c.diagnostics(uri, version=1)] == ["TLA002", "TLA098"]
         hang = c.open(os.path.join(root, "hang.py"))
@@ -646,6 +646,7 @@ def test_a_runaway_lint_is_cut_by_the_time_cap_and_never_delays_hover(tmp_path):
         t0 = time.monotonic()
         hover = await c.hover(uri, BARRIER_LINE, len(INDENT) + 2)
         answered = time.monotonic() - t0
+        assert not c.published.get(hang)  # answered while the runaway lint was still running
         assert hover is not None and "TLA002" in hover.contents.value
         found = await c.diagnostics(hang, version=1)
         assert [d.code for d in found] == ["TLA000"] and "time cap" in found[0].message
@@ -655,8 +656,9 @@ def test_a_runaway_lint_is_cut_by_the_time_cap_and_never_delays_hover(tmp_path):
         await c.stop()
         return answered
 
-    # the hover did not wait for the lint (which never ends); generous for a busy machine
-    assert run(scenario()) < 2.5
+    # the hover did not wait for the lint (which never ends): waiting would take the 7.5 s
+    # left of the cap; the margin is generous for a machine busy with other tests
+    assert run(scenario()) < 6
 
 
 def test_a_buffer_over_the_size_cap_gets_one_clear_diagnostic(tmp_path):
@@ -766,7 +768,7 @@ def test_a_buffer_that_makes_the_evaluator_work_forever_never_freezes_the_server
 
     async def scenario():
         c = Client()
-        await c.start(root, options={"lintTimeout": 3})
+        await c.start(root, options={"lintTimeout": 8})
         uri = c.open(os.path.join(root, "k.py"))
         await c.diagnostics(uri, version=1)
         bad = c.open(os.path.join(root, "bomb.py"))
@@ -774,12 +776,13 @@ def test_a_buffer_that_makes_the_evaluator_work_forever_never_freezes_the_server
         t0 = time.monotonic()
         assert await c.hover(uri, BARRIER_LINE, len(INDENT) + 2) is not None
         answered = time.monotonic() - t0
+        assert not c.published.get(bad)  # answered while the bomb's lint was still running
         found = await c.diagnostics(bad, version=1)
         assert all(d.code == "TLA000" and "time cap" in d.message for d in found)
         await c.stop()
         return answered
 
-    assert run(scenario()) < 2.5
+    assert run(scenario()) < 6  # waiting for the cap would take 7.7 s
 
 
 def test_a_newer_change_supersedes_a_running_lint_and_cancels_a_slow_one(tmp_path):
