@@ -776,13 +776,14 @@ def test_a_buffer_that_makes_the_evaluator_work_forever_never_freezes_the_server
         t0 = time.monotonic()
         assert await c.hover(uri, BARRIER_LINE, len(INDENT) + 2) is not None
         answered = time.monotonic() - t0
-        assert not c.published.get(bad)  # answered while the bomb's lint was still running
+        # the engine's value-size budget makes the squared integer unknown long before
+        # the time cap: the switch is undecided, so the file is silent (not a TLA000)
         found = await c.diagnostics(bad, version=1)
-        assert all(d.code == "TLA000" and "time cap" in d.message for d in found)
+        assert found == []
         await c.stop()
         return answered
 
-    assert run(scenario()) < 6  # waiting for the cap would take 7.7 s
+    assert run(scenario()) < 6  # the cap is 8 s: the answer never waits for it
 
 
 def test_a_newer_change_supersedes_a_running_lint_and_cancels_a_slow_one(tmp_path):
