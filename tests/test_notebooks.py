@@ -271,6 +271,26 @@ def test_stdin_filename_checks_and_fixes_a_notebook(monkeypatch, capsys):
     assert "T.Scope" not in source and "\n            T.copy(A[cid * block_M, 0], a_ub)\n" in source
 
 
+def test_migrate_writes_only_the_edited_cells_and_reports_cells(tmp_path, monkeypatch, capsys):
+    path = copy(tmp_path, "combine_scope.ipynb", "nb.ipynb")
+    before = path.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["migrate", "--diff", "nb.ipynb"], capsys)
+    assert path.read_bytes() == before and "--- nb.ipynb:cell 3\n" in out and "--- nb.ipynb:cell 5\n" in out
+    assert "nb.ipynb:cell 5:5: vec_exp.main (Mixed): migrated" in err
+    code, out, err = run(["migrate", "nb.ipynb"], capsys)
+    assert code == 0
+    old, new = json.loads(before), json.loads(path.read_bytes())
+    changed = [i + 1 for i, (a, b) in enumerate(zip(old["cells"], new["cells"])) if a != b]
+    assert changed == [3, 5, 9]
+    assert all(old["cells"][i - 1]["outputs"] == new["cells"][i - 1]["outputs"] for i in changed)
+    assert new["metadata"] == old["metadata"]
+    assert "TL_ASCEND_MEMORY_PLANNING: True" in "".join(new["cells"][2]["source"])
+    code, out, err = run(["migrate", "--output-format", "json", "nb.ipynb"], capsys)
+    kernels = json.loads(out)["files"][0]["kernels"]
+    assert [(k["cell"], k["line"], k["status"]) for k in kernels] == [(5, 5, "unchanged"), (9, 4, "unchanged")]
+
+
 # -- bad notebooks -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name,text", [
