@@ -164,11 +164,8 @@ class Notebook:
             parts.append(cell.code)
             parts.append(SEPARATOR % cell.number)
         self.text = "".join(parts)
-        self._raw_lines: Optional[List[int]] = None
-
-    @property
-    def by_number(self) -> Dict[int, Cell]:
-        return {c.number: c for c in self.cells}
+        self.by_number: Dict[int, Cell] = {c.number: c for c in cells}
+        self._newlines: Optional[List[int]] = None  # offsets of the raw text's newlines
 
     # -- positions -------------------------------------------------------------
     def locate(self, line: int) -> Tuple[int, int]:
@@ -206,9 +203,13 @@ class Notebook:
                 start, raw_start = text_at, raw_at
         chars = _content_map(self.raw, raw_start - 1)
         at = chars[min(offset - start, len(chars) - 1)]
-        row = self.raw.count("\n", 0, at) + 1
-        col = at - (self.raw.rfind("\n", 0, at) + 1) + 1
-        return row, col
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.raw)]
+        from bisect import bisect_left
+
+        row = bisect_left(self._newlines, at)  # newlines before `at`
+        line_start = self._newlines[row - 1] + 1 if row else 0
+        return row + 1, at - line_start + 1
 
     # -- writing back -----------------------------------------------------------
     def split(self, text: str) -> Dict[int, str]:
