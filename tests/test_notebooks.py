@@ -82,6 +82,63 @@ def test_indented_magics_keep_the_block_and_their_indentation():
                                   "  !npu-smi info -t usages\n"
 
 
+def _line_strategy():
+    from hypothesis import strategies as st
+
+    text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=12)
+    magic = st.sampled_from(["%time x", "!ls -la", "x = !pwd", "obj?", "??obj", "%%time", "%%bash", "%load_ext a"])
+    return st.one_of(text, magic, st.sampled_from(["import tilelang", "    pass", "if x:", '"\\u00e9"']))
+
+
+def test_any_notebook_round_trips_and_an_edit_stays_in_its_cell():
+    pytest.importorskip("hypothesis")
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    cell = st.tuples(st.sampled_from(["code", "code", "markdown", "raw"]),
+                     st.lists(_line_strategy(), max_size=5), st.booleans(), st.booleans())
+
+    @hsettings(max_examples=150, deadline=None)
+    @given(st.lists(cell, min_size=1, max_size=5), st.sampled_from([1, 2]), st.booleans(), st.booleans(),
+           st.booleans())
+    def check(cells, indent, ascii_only, final_newline, crlf):
+        doc = {"cells": [], "metadata": {"k": "\u00e9t\u00e9"}, "nbformat": 4, "nbformat_minor": 5}
+        for kind, lines, listed, ended in cells:
+            text = "\n".join(lines) + ("\n" if ended and lines else "")
+            entry = {"cell_type": kind, "metadata": {}, "source": text.splitlines(True) if listed else text}
+            if kind == "code":
+                entry.update(outputs=[{"output_type": "stream", "name": "stdout", "text": ["\u2192 ok\n"]}],
+                             execution_count=1)
+            doc["cells"].append(entry)
+        raw = json.dumps(doc, indent=indent, ensure_ascii=ascii_only) + ("\n" if final_newline else "")
+        if crlf:
+            raw = raw.replace("\n", "\r\n")
+        data = raw.encode("utf-8")
+        nb = notebook.parse(data)
+        assert nb.rebuild(nb.text) == data
+        if not nb.code_cells:
+            return
+        target = nb.code_cells[0]
+        sep = notebook.SEPARATOR % target.number
+        edited = nb.text.replace(sep, "y = 1\n" + sep, 1)
+        new = nb.rebuild(edited)
+        after = json.loads(new)
+        for i, (a, b) in enumerate(zip(doc["cells"], after["cells"]), 1):
+            if i != target.number:
+                assert a == b
+        source = after["cells"][target.number - 1]["source"]
+        joined = "".join(source) if isinstance(source, list) else source
+        expected = (target.text if target.ended else target.text + "\n") + "y = 1" + (
+            "\n" if target.ended else "")
+        assert joined == expected
+        a, b = target.span
+        prefix, suffix = nb.raw[:a].encode("utf-8"), nb.raw[b:].encode("utf-8")
+        assert new.startswith(prefix) and new.endswith(suffix)
+        if crlf:
+            assert new.count(b"\n") == new.count(b"\r\n")
+
+    check()
+
+
 def test_an_edit_across_cells_is_refused():
     nb = notebook.parse(fixture("combine_scope.ipynb"))
     with pytest.raises(notebook.NotebookError):
