@@ -138,6 +138,7 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
 
                 result = lint_source(job["display"], src.raw, job["settings"])
                 result = result._replace(findings=document_findings(result.findings, src))
+                del captured[:]  # the switch table's lines are the joined cells', not the JSON's: no hover
             else:
                 result = lint_source(job["display"], src.raw, job["settings"], source=src)
             table = _table(captured, logic)
