@@ -157,6 +157,10 @@ def fix_file(display: str, data: bytes, settings: Settings, unsafe: bool,
              findings: Optional[List[Finding]] = None) -> FixResult:
     """Apply fixes to one file until none applies; ``findings`` are the
     file's findings when already known."""
+    if display.lower().endswith(".ipynb"):
+        from .notebook import fix_notebook
+
+        return fix_notebook(display, data, settings, unsafe)
     if findings is None:
         findings = lint_source(display, data, settings).findings
     try:
@@ -209,6 +213,10 @@ def _gone(before: List[Finding], after: List[Finding]) -> List[Finding]:
 
 def unified_diff(display: str, before: bytes, after: bytes) -> str:
     """A unified diff of the decoded texts, like ``ruff check --diff``."""
+    if display.lower().endswith(".ipynb"):
+        from .notebook import cell_diff
+
+        return cell_diff(display, before, after)
     def lines(data: bytes) -> List[str]:
         try:
             text = decode(data).text

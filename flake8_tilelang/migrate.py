@@ -93,7 +93,7 @@ class KernelPlan:
 
 
 class FilePlan:
-    __slots__ = ("path", "kernels", "new_text", "new_bytes", "error", "remaining")
+    __slots__ = ("path", "kernels", "new_text", "new_bytes", "error", "remaining", "notebook")
 
     def __init__(self, path: str):
         self.path = path
@@ -102,6 +102,21 @@ class FilePlan:
         self.new_bytes: Optional[bytes] = None  # new_text with the file's own line endings and encoding
         self.error: Optional[str] = None
         self.remaining: List[Tuple[int, str]] = []  # (line, code) still reported after migrating
+        self.notebook = None  # a notebook.Notebook: lines are those of its joined code cells
+
+    def at(self, line: int) -> str:
+        """``path:line``, or ``nb.ipynb:cell 3:line`` in a notebook."""
+        if self.notebook is not None:
+            cell, row = self.notebook.locate(line)
+            return "%s:cell %d:%d" % (self.path, cell, row)
+        return "%s:%d" % (self.path, line)
+
+    def place(self, line: int) -> Dict[str, int]:
+        """``{"line": n}``, plus ``"cell"`` (and the line in that cell) in a notebook."""
+        if self.notebook is not None:
+            cell, row = self.notebook.locate(line)
+            return {"cell": cell, "line": row}
+        return {"line": line}
 
 
 # -- planning -------------------------------------------------------------------------
@@ -1002,7 +1017,10 @@ def _files(paths: List[str]) -> str:
     return ", ".join(shown) + (" and %d more" % (len(paths) - 3) if len(paths) > 3 else "")
 
 
-def _lines(lines: List[int]) -> str:
+def _lines(lines: List[int], fp: Optional[FilePlan] = None) -> str:
+    if fp is not None and fp.notebook is not None:
+        shown = ", ".join("cell %(cell)d:%(line)d" % fp.place(n) for n in lines[:12])
+        return shown + (", ..." if len(lines) > 12 else "")
     shown = ", ".join(str(n) for n in lines[:12])
     return shown + (", ..." if len(lines) > 12 else "")
 
@@ -1022,11 +1040,11 @@ def report_text(plans: List[FilePlan], show_optional: bool = False) -> str:
             if k.status != "unchanged" or any(not st.optional for st in k.steps)]
     rows.sort(key=lambda r: (order.get(r[1].status, 1) if r[1].needs_human or r[0].error else 2))
     for fp, k in rows:
-        head = "%s:%d: %s (%s): %s" % (fp.path, k.line, k.name, k.mode, k.status)
+        head = "%s: %s (%s): %s" % (fp.at(k.line), k.name, k.mode, k.status)
         if k.status == "skipped":
             head += ": " + k.reason
         elif fp.error:
-            head = "%s:%d: %s (%s): not written: %s" % (fp.path, k.line, k.name, k.mode, fp.error)
+            head = "%s: %s (%s): not written: %s" % (fp.at(k.line), k.name, k.mode, fp.error)
         else:
             if k.target and k.target != "Developer":
                 head += " to %s" % k.target
@@ -1038,9 +1056,9 @@ def report_text(plans: List[FilePlan], show_optional: bool = False) -> str:
             if step.optional and not show_optional:
                 optional += 1
                 continue
-            where = " (lines %s)" % _lines(step.lines) if len(step.lines) > 1 else ""
-            block.append("  %s:%d: %s (%s): %s%s" % (fp.path, step.line, "optional" if step.optional else "manual",
-                                                     step.section, step.what, where))
+            where = " (lines %s)" % _lines(step.lines, fp) if len(step.lines) > 1 else ""
+            block.append("  %s: %s (%s): %s%s" % (fp.at(step.line), "optional" if step.optional else "manual",
+                                                  step.section, step.what, where))
     for fp in plans:
         if fp.remaining and fp.new_text is not None:
             codes: Dict[str, int] = {}

@@ -40,6 +40,12 @@ class Finding(NamedTuple):
     help: Optional[str] = None  # the advice when there is no fix
     fix: Optional[Fix] = None
     end_source: str = ""  # the end line's text, when it is another line
+    # notebooks (notebook.py): the code cell (1-based index in `cells`); line,
+    # end_line, noqa_row and the fix's edits are then relative to that cell,
+    # and ``raw`` is (line, column, end line, end column), 1-based characters,
+    # of the same place in the .ipynb file's own text
+    cell: Optional[int] = None
+    raw: Optional[Tuple[int, int, int, int]] = None
 
     @property
     def char_col(self) -> int:
@@ -62,6 +68,8 @@ class Finding(NamedTuple):
         if self.fix is not None:
             row[11] = [self.fix.title, self.fix.applicability,
                        [[e.start[0], e.start[1], e.end[0], e.end[1], e.text, e.path] for e in self.fix.edits]]
+        if self.raw is not None:
+            row[14] = list(self.raw)
         return row
 
     @classmethod
@@ -71,7 +79,7 @@ class Finding(NamedTuple):
         if not isinstance(row, list) or len(row) != len(cls._fields):
             raise ValueError("not a finding row")
         types = (str, int, int, str, str, str, int, int, (int, type(None)), str, (str, type(None)),
-                 (list, type(None)), str)
+                 (list, type(None)), str, (int, type(None)), (list, type(None)))
         for value, kind in zip(row, types):
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise TypeError("bad field in a finding row")
@@ -83,7 +91,12 @@ class Finding(NamedTuple):
             fix = Fix(str(title), [Edit((int(a), int(b)), (int(c), int(d)), str(t),
                                         None if p is None else str(p)) for a, b, c, d, t, p in edits],
                       str(applicability))
-        return cls(*row[:11], fix, row[12])
+        raw = None
+        if row[14] is not None:
+            if len(row[14]) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in row[14]):
+                raise TypeError("bad notebook position in a finding row")
+            raw = tuple(row[14])
+        return cls(*row[:11], fix, row[12], row[13], raw)
 
     @property
     def one_line(self) -> str:
@@ -256,6 +269,12 @@ def parse(display: str, data: bytes, source: Optional[SourceFile] = None):
 def _lint(display: str, data: bytes, settings: Settings, source: Optional[SourceFile]) -> FileResult:
     if source is None and MARKER not in data:
         return FileResult([], True)
+    if source is None and display.lower().endswith(".ipynb"):
+        from . import notebook
+
+        findings, cacheable = notebook.lint(display, data, settings,
+                                            lambda d, src: _lint(d, b"", settings, src))
+        return FileResult(findings, cacheable)
     if source is None:
         try:
             source = decode(data)

@@ -208,12 +208,12 @@ def test_statistics_never_corrupt_a_sarif_file(tmp_path, monkeypatch, capsys):
     assert "TLA002" in err  # the table went to stderr
 
 
-def test_a_named_notebook_is_said_to_be_skipped(tmp_path, monkeypatch, capsys):
-    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "source": KERNEL}]}))
+def test_a_named_notebook_is_analysed(tmp_path, monkeypatch, capsys):
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "source": KERNEL}],
+                                                   "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     monkeypatch.chdir(tmp_path)
     code, out, err = run(["check", "--no-cache", "nb.ipynb"], capsys)
-    assert "nb.ipynb skipped: Jupyter notebooks are not analysed" in err
-    assert "All checks passed (1 file" not in err
+    assert "skipped" not in err and "nb.ipynb:cell 1:" in out  # tests/test_notebooks.py has the rest
 
 
 def test_a_config_in_another_folder_is_named_by_its_project_path(tmp_path):

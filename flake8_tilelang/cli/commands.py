@@ -456,6 +456,22 @@ def cmd_kernels(args) -> int:
 
 # -- migrate --------------------------------------------------------------------
 
+def _notebook_program(display: str, data: bytes):
+    """(notebook, its joined code cells as a SourceFile, their tree), or
+    Nones for a notebook ``check`` reports as E902 / E999."""
+    import ast
+
+    from ..notebook import NotebookError, parse as parse_notebook
+    from ..source import SourceFile
+
+    try:
+        nb = parse_notebook(data)
+        source = SourceFile.from_text(nb.text)
+        return nb, source, ast.parse(nb.text, display)
+    except (NotebookError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, None, None
+
+
 def cmd_migrate(args) -> int:
     import difflib
 
@@ -477,16 +493,29 @@ def cmd_migrate(args) -> int:
     diffs = []
     only = set(args.kernel or ()) or None
     for display, data in todo:
-        source, tree, error = parse(display, data)
+        nb, source, tree = _notebook_program(display, data) if display.lower().endswith(".ipynb") else (
+            (None,) + parse(display, data)[:2])
         if tree is None or source is None:
             continue  # `check` reports it
         fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
+        fp.notebook = nb
         plans.append(fp)
         if fp.new_text is None:
             continue
-        new_bytes = fp.new_bytes if fp.new_bytes is not None else source.encode(fp.new_text)
+        try:
+            new_bytes = nb.rebuild(fp.new_text) if nb is not None else (
+                fp.new_bytes if fp.new_bytes is not None else source.encode(fp.new_text))
+        except ValueError as exc:  # notebook.NotebookError: an edit crossed a cell
+            fp.error = "not written: %s" % exc
+            fp.new_text = None
+            continue
         result = lint_source(display, new_bytes, finder.for_path(display))
         fp.remaining = [(f.line, f.code) for f in result.findings]
+        if args.diff and nb is not None:
+            from ..notebook import cell_diff
+
+            diffs.append(cell_diff(display, data, new_bytes))
+            continue
         if args.diff:
             diffs.append("".join(difflib.unified_diff(
                 source.text.splitlines(keepends=True), fp.new_text.splitlines(keepends=True),
@@ -508,11 +537,12 @@ def cmd_migrate(args) -> int:
                 "file": fp.path, "written": fp.new_text is not None and not fp.error and not args.diff,
                 "error": fp.error, "still_reported": [{"line": n, "code": c} for n, c in fp.remaining],
                 "kernels": [{
-                    "kernel": k.name, "line": k.line, "mode": k.mode, "status": k.status, "reason": k.reason,
+                    "kernel": k.name, **fp.place(k.line), "mode": k.mode, "status": k.status, "reason": k.reason,
                     "actions": k.actions,
                     "target": k.target,
-                    "manual_steps": [{"line": s.line, "lines": s.lines, "what": s.what, "section": s.section,
-                                      "optional": s.optional} for s in k.steps],
+                    "manual_steps": [{**fp.place(s.line), "lines": [fp.place(n)["line"] for n in s.lines]
+                                      if fp.notebook is not None else s.lines, "what": s.what,
+                                      "section": s.section, "optional": s.optional} for s in k.steps],
                 } for k in fp.kernels],
             } for fp in plans],
             "errors": [{"file": e.path, "code": e.code, "message": e.message} for e in errors],

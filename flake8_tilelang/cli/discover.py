@@ -1,7 +1,7 @@
 """Which files ``check`` looks at.
 
 Directories are walked like flake8 walks them (so the printed paths are
-spelled the same: ``os.path.join(root, name)``), keeping ``*.py`` files and
+spelled the same: ``os.path.join(root, name)``), keeping ``*.py`` files and ``*.ipynb`` notebooks and
 skipping excluded names and paths, virtual environments (any directory with a
 ``pyvenv.cfg``) and the default build / cache / VCS folders. A file named on
 the command line is always checked unless ``--force-exclude`` is given (what
@@ -15,6 +15,9 @@ from typing import Iterator, List, Tuple
 from ..settings import PathPattern, Settings, relative_posix
 
 STDIN = "-"
+# what a folder walk keeps: Python files and Jupyter notebooks (Ruff includes
+# notebooks by default too; `exclude = ["*.ipynb"]` leaves them out)
+SUFFIXES = (".py", ".ipynb")
 
 
 class Excluder:
@@ -104,7 +107,7 @@ def discover(paths: List[str], settings: Settings, force_exclude: bool = False) 
                 continue
             dirs[:] = sorted(d for d in dirs if not excluder.entry(os.path.join(root, d), d))
             for name in files:
-                if name.endswith(".py"):
+                if name.endswith(SUFFIXES):
                     full = os.path.join(root, name)
                     if not excluder.entry(full, name):
                         add(full)

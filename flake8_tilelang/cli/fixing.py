@@ -233,7 +233,17 @@ def add_noqa_files(findings: List[Finding], stdin_display: Optional[str],
             continue
         count: List[int] = []
 
-        def make(data: bytes, mine=mine) -> Optional[bytes]:
+        def make(data: bytes, mine=mine, path=path) -> Optional[bytes]:
+            if path.lower().endswith(".ipynb"):
+                from ..notebook import NotebookError, add_noqa_notebook
+
+                try:
+                    new, n = add_noqa_notebook(data, mine)
+                except NotebookError as exc:
+                    raise NotWritten(str(exc))
+                if new is not None:
+                    count.append(n)
+                return new
             try:
                 source = decode(data)
             except DecodeError as exc:

@@ -125,10 +125,7 @@ def check(paths: List[str], settings: Settings, *, force_exclude: bool = False,
                 files = [(d, p) for d, p in files if p != STDIN]
     elif any(p == STDIN for _, p in files):
         files = [("stdin" if p == STDIN else d, p) for d, p in files]
-    skipped = [(d, "Jupyter notebooks are not analysed yet") for d, p in files
-               if p != STDIN and d.lower().endswith(".ipynb")]
-    if skipped:
-        files = [(d, p) for d, p in files if p == STDIN or not d.lower().endswith(".ipynb")]
+    skipped: List[Tuple[str, str]] = []
     own = {}  # display -> Settings, when a nested config decides for that file
     if finder is not None:
         named = {os.path.normcase(os.path.abspath(p)) for p in paths or () if p != STDIN}

@@ -34,7 +34,7 @@ GITHUB_SHOWN_PER_TYPE = 10  # annotations GitHub displays per type and step
 def json_object(f, abspath: Callable[[str], str]) -> Dict[str, object]:
     line = max(f.line, 1)
     return {
-        "cell": None,
+        "cell": getattr(f, "cell", None),
         "code": f.code,
         "end_location": {"column": f.char_end_col if f.line > 0 else 1,
                          "row": max(f.end_line, 1)},
@@ -84,6 +84,19 @@ def to_json_lines(findings: Iterable, abspath: Callable[[str], str]) -> str:
 
 def _one_line(f) -> str:
     return getattr(f, "one_line", None) or f.message
+
+
+# -- notebooks: the structured formats point into the .ipynb file itself ------
+
+def _raw(f):
+    """(line, column, end line, end column) in the ``.ipynb`` text of a
+    finding in a notebook, else None."""
+    return getattr(f, "raw", None) if getattr(f, "cell", None) else None
+
+
+def _cell_prefix(f) -> str:
+    cell = getattr(f, "cell", None)
+    return "cell %d, line %d: " % (cell, f.line) if cell else ""
 
 
 # -- sarif --------------------------------------------------------------------
@@ -162,7 +175,10 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
     for f in findings:
         line = max(f.line, 1)
         region: Dict[str, object] = {"startLine": line}
-        if f.line > 0:
+        raw = _raw(f)
+        if raw is not None:
+            region = {"startLine": raw[0], "startColumn": raw[1], "endLine": raw[2], "endColumn": raw[3]}
+        elif f.line > 0:
             region["startColumn"] = f.char_col
             region["endLine"] = max(f.end_line, line)
             region["endColumn"] = max(f.char_end_col, f.char_col + 1) if f.end_line == f.line \
@@ -175,10 +191,10 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": SARIF_LEVEL.get(f.severity, "warning"),
-            "message": {"text": json_safe(_one_line(f))},
+            "message": {"text": json_safe(_cell_prefix(f) + _one_line(f))},
             "locations": [location],
         }
-        fixes = _sarif_fixes(f, location["physicalLocation"]["artifactLocation"])
+        fixes = _sarif_fixes(f, location["physicalLocation"]["artifactLocation"]) if raw is None else []
         if fixes:
             result["fixes"] = fixes
         results.append(result)
@@ -242,12 +258,18 @@ def escape_property(text: str) -> str:
 def github_line(f, relpath: Callable[[str], str]) -> str:
     path = printable(relpath(f.path))
     props = ["file=%s" % escape_property(path), "line=%d" % max(f.line, 1)]
-    if f.line > 0:
+    raw = _raw(f)
+    if raw is not None:
+        props = ["file=%s" % escape_property(path), "line=%d" % raw[0], "col=%d" % raw[1],
+                 "endLine=%d" % raw[2], "endColumn=%d" % raw[3]]
+    elif f.line > 0:
         props.append("col=%d" % f.char_col)
         props.append("endLine=%d" % max(f.end_line, f.line))
         props.append("endColumn=%d" % f.char_end_col)
     props.append("title=%s" % escape_property("%s (%s)" % (TOOL_NAME, f.code)))
-    message = "%s:%d:%d: %s %s" % (path, max(f.line, 1), f.char_col if f.line > 0 else 1,
+    cell = getattr(f, "cell", None)
+    message = "%s:%s%d:%d: %s %s" % (path, "cell %d:" % cell if cell else "", max(f.line, 1),
+                                     f.char_col if f.line > 0 else 1,
                                    f.code, printable(_one_line(f), keep="\r\n"))  # %0D, %0A
     return "::%s %s::%s" % (GITHUB_COMMAND.get(f.severity, "error"), ",".join(props),
                             escape_data(message))
@@ -290,6 +312,7 @@ def to_gitlab(findings: Sequence, relpath: Callable[[str], str]) -> str:
     out: List[Dict[str, object]] = []
     for f in findings:
         path = relpath(f.path)
+        raw = _raw(f)
         base = "\0".join((f.code, path, f.source.strip(), f.message if not f.source else ""))
         n = seen.get(base, 0)
         seen[base] = n + 1
@@ -298,9 +321,10 @@ def to_gitlab(findings: Sequence, relpath: Callable[[str], str]) -> str:
         path = json_safe(path)
         out.append({
             "check_name": f.code,
-            "description": json_safe("%s %s" % (f.code, _one_line(f))),
+            "description": json_safe("%s %s%s" % (f.code, _cell_prefix(f), _one_line(f))),
             "fingerprint": fingerprint,
             "severity": GITLAB_SEVERITY.get(f.severity, "major"),
-            "location": {"path": path, "lines": {"begin": max(f.line, 1), "end": max(f.end_line, f.line, 1)}},
+            "location": {"path": path, "lines": {"begin": raw[0], "end": raw[2]} if raw is not None else {
+                "begin": max(f.line, 1), "end": max(f.end_line, f.line, 1)}},
         })
     return json.dumps(out, indent=2) + "\n"

@@ -19,9 +19,17 @@ _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 
 
 def concise(findings: Iterable) -> str:
-    """``path:row:col: CODE message`` with flake8's 1-based byte column."""
-    return "".join("%s:%d:%d: %s\n" % (printable(f.path), f.line, f.col + 1, printable(f.flake8_text()))
+    """``path:row:col: CODE message`` with flake8's 1-based byte column
+    (``nb.ipynb:cell 3:row:col:`` in a notebook, the row in that cell)."""
+    return "".join("%s:%s%d:%d: %s\n" % (printable(f.path), _cell(f), f.line, f.col + 1,
+                                         printable(f.flake8_text()))
                    for f in findings)
+
+
+def _cell(f) -> str:
+    """``cell 3:`` before the row of a finding in a notebook (Ruff's form)."""
+    cell = getattr(f, "cell", None)
+    return "cell %d:" % cell if cell else ""
 
 
 def _paint(text: str, style: str, color: bool) -> str:
@@ -38,8 +46,8 @@ def full(findings: Iterable, color: bool = False) -> str:
     out: List[str] = []
     for f in findings:
         sev = _COLORS.get(f.severity, "")
-        head = "%s:%d:%d: %s %s %s" % (
-            _paint(printable(f.path), _BOLD, color), f.line, f.char_col,
+        head = "%s:%s%d:%d: %s %s %s" % (
+            _paint(printable(f.path), _BOLD, color), _cell(f), f.line, f.char_col,
             _paint(f.code, _BOLD + sev, color), _paint("[%s]" % f.severity, sev, color),
             printable(f.message))
         out.append(head)

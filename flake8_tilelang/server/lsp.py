@@ -940,8 +940,8 @@ async def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
         rng = ls.codec.finding_range(state.src, f)
         if not logic.overlaps(rng, wanted) or not _wants(only, types.CodeActionKind.QuickFix):
             continue
-        if not f.code.startswith("TLA"):
-            continue  # E999 / E902: nothing to fix or silence
+        if not f.code.startswith("TLA") or getattr(f, "cell", None):
+            continue  # E999 / E902: nothing to fix or silence; a notebook's JSON is not edited here
         diag = ls.diagnostic(state, f)
         if logic.applicable(f.fix, ls.unsafe_fixes):
             changes = logic.fix_changes([f.fix], own, load, ls.codec)

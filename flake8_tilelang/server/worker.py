@@ -133,7 +133,14 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
             text = job["text"] if job.get("text") is not None else buffers(job["path"])
             src = SourceFile.from_text(text or "")
             del captured[:]
-            result = lint_source(job["display"], src.raw, job["settings"], source=src)
+            if job["display"].lower().endswith(".ipynb"):  # the notebook's JSON: findings on its lines
+                from ..notebook import document_findings
+
+                result = lint_source(job["display"], src.raw, job["settings"])
+                result = result._replace(findings=document_findings(result.findings, src))
+                del captured[:]  # the switch table's lines are the joined cells', not the JSON's: no hover
+            else:
+                result = lint_source(job["display"], src.raw, job["settings"], source=src)
             table = _table(captured, logic)
             conn.send(("lint", job_id, result.findings, result.cacheable, table))
             del result, src, text, table
