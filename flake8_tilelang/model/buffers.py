@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 from .build import canonical_prim, qualname
 from .chip import MEMORIES
 from .evaluate import UNKNOWN
+from .evaluate.values import EnumMemberV
 from .nodes import STORE, Function
 from .sides import trace
 from .evaluate.sites import SiteValues, dtype_name, kernel_sites
@@ -239,6 +240,33 @@ class KernelFacts:
         if self.sites:
             return any(site.compiles(u) for site in self.sites)
         return not u.maybe and any(k is u or (k.use is u.use and k.via == u.via) for k in self.kernel.uses)
+
+    def event_ids(self, use) -> List[int]:
+        """The event ids a ``T.set_flag`` / ``T.wait_flag`` gets where it is
+        compiled: its third argument (a macro parameter followed back to what
+        the kernel passes) evaluated at each site that compiles it, else as a
+        constant of the kernel's scope. Ints and int-enum members only."""
+        from .calls import argument
+
+        call = use.use.call
+        if not isinstance(call, ast.Call):
+            return []
+        expr = argument(call, 2, "eventId") or argument(call, 2, "event_id")
+        if expr is None:
+            return []
+        traced, owner = trace(expr, use, self.kernel.func)
+        out: List[int] = []
+        if owner is self.kernel.func and traced is not None:
+            for site in self.sites:
+                if site.compiles(use):
+                    v = int_value(site.site.value(traced))
+                    if v is not None:
+                        out.append(v)
+        if not out:
+            v = int_value(self.kernel.arg_value(use, 2, "eventId"))
+            if v is not None:
+                out.append(v)
+        return out
 
     # -- names -------------------------------------------------------------
     def name_of(self, expr: Optional[ast.expr], use) -> Optional[str]:
@@ -520,28 +548,41 @@ def _scalar_arith(fn: Function) -> List[ScalarArith]:
     return out
 
 
-_CACHE_ATTR = "_tla_facts"
-
-
 def facts(model, kernel) -> KernelFacts:
-    """The kernel's facts, built on first use and kept for the model's life."""
-    cache = _cache_of(model)
-    found = cache.get(id(kernel))
-    if found is None or found.kernel is not kernel:
-        found = KernelFacts(model, kernel)
-        cache[id(kernel)] = found
+    """The kernel's facts, built on the first question and kept on the kernel
+    (``Kernel.onchip``) for the model's life: a run whose selected rules never
+    ask (``--select TLA00``) never builds a buffer table or a footprint."""
+    found = kernel.onchip
+    if found is None or found.model is not model:
+        found = kernel.onchip = KernelFacts(model, kernel)
     return found
 
 
-_CACHES: Dict[int, Tuple[object, Dict[int, KernelFacts]]] = {}
+_INT_ENUM_BASES = frozenset({"enum.IntEnum", "enum.IntFlag"})
 
 
-def _cache_of(model) -> Dict[int, KernelFacts]:
-    """Per-model cache without a slot on FileModel: keyed by the model's id
-    and checked by identity (ids are reused once a model is gone)."""
-    entry = _CACHES.get(id(model))
-    if entry is None or entry[0] is not model:
-        _CACHES.clear()  # one file is linted at a time: keep no older model alive
-        entry = (model, {})
-        _CACHES[id(model)] = entry
-    return entry[1]
+def int_value(value) -> Optional[int]:
+    """An int the evaluator holds: a plain int (not a bool), or a member of an
+    int enum (``class Ev(enum.IntEnum)``, ``class Ev(int, enum.Enum)``), which
+    TVMScript passes on as its int. Anything else: None."""
+    if type(value) is int:
+        return value
+    if isinstance(value, EnumMemberV) and type(value.value) is int and _int_enum(value.cls, 0):
+        return value.value
+    return None
+
+
+def _int_enum(cls, depth: int) -> bool:
+    """Whether an enum class of the user's derives from int (read from the
+    bases its ``class`` statement names, through the file's imports)."""
+    scope = getattr(cls, "scope", None)
+    node = getattr(scope, "node", None)
+    if not isinstance(node, ast.ClassDef) or depth > 8:
+        return False
+    for base in node.bases:
+        if isinstance(base, ast.Name) and base.id == "int":
+            return True
+        q = qualname(base, scope.parent) if scope.parent is not None else None
+        if q in _INT_ENUM_BASES:
+            return True
+    return any(_int_enum(b, depth + 1) for b in getattr(cls, "bases", ()))

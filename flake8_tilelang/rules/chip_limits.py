@@ -277,7 +277,7 @@ def event_id_out_of_range(model) -> Iterator[Report]:
         for use in kf.flags:
             if not kf.compiled(use):
                 continue
-            values = _event_ids(kf, use)
+            values = kf.event_ids(use)
             bad = next((v for v in values if not low <= v <= high), None)
             if bad is None:
                 continue
@@ -288,28 +288,6 @@ def event_id_out_of_range(model) -> Iterator[Report]:
                 % (use.prim, bad, low, high, chip.name, use.via_text()),
                 help="Use an event id in %d-%d" % (low, high),
             )
-
-
-def _event_ids(kf, use) -> List[int]:
-    call = use.use.call
-    if not isinstance(call, ast.Call):
-        return []
-    expr = call.args[2] if len(call.args) > 2 else next(
-        (kw.value for kw in call.keywords if kw.arg in ("eventId", "event_id")), None)
-    if expr is None:
-        return []
-    traced, owner = trace(expr, use, kf.kernel.func)
-    out = []
-    if owner is kf.kernel.func and traced is not None:
-        for site in kf.sites:
-            v = site.site.value(traced)
-            if type(v) is int:
-                out.append(v)
-    if not out:
-        v = kf.kernel.arg_value(use, 2, "eventId")
-        if type(v) is int:
-            out.append(v)
-    return out
 
 
 def _transpose_b(use, site) -> object:
