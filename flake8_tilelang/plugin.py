@@ -28,6 +28,9 @@ class Plugin:
     # select / extend-select: opt-in rules only report when listed here.
     _explicit: ClassVar[FrozenSet[str]] = frozenset()
     _disable_noqa: ClassVar[bool] = False
+    # flake8's own decision (select / ignore, extend-*): a rule whose every code
+    # flake8 would drop is not run at all (None: run every rule, flake8 filters)
+    _decide: ClassVar[Any] = None
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str):
         self.tree = tree
@@ -47,9 +50,12 @@ class Plugin:
             selected.extend(getattr(options, attr, None) or [])
         cls._explicit = frozenset(s.strip().upper() for s in selected if s)
         cls._disable_noqa = bool(getattr(options, "disable_noqa", False))
+        cls._decide = _decision_engine(options)
 
     @classmethod
     def _wanted(cls, code: str) -> bool:
+        if cls._decide is not None and not cls._decide(code):
+            return False  # `--select=TLA001`: TLA101's footprints are never computed
         if code not in OPT_IN_CODES:
             return True
         # like flake8-bugbear's B9 guard: flake8 drops extend_default_ignore
@@ -85,6 +91,20 @@ class Plugin:
             rule = REGISTRY.get(d.code)
             out.append((d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)))
         return out
+
+
+def _decision_engine(options: Any) -> Any:
+    """``code -> bool``: whether flake8 reports the code with these options
+    (its DecisionEngine, already imported by flake8 itself); None when it
+    cannot be asked (an older flake8, options that are not flake8's)."""
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        engine = DecisionEngine(options)
+        engine.decision_for("TLA000")
+    except Exception:  # noqa: B902 - never stop flake8: fall back to running every rule
+        return None
+    return lambda code: engine.decision_for(code) is Decision.Selected
 
 
 def may_import_tilelang(lines: Sequence[str]) -> bool:

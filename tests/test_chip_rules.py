@@ -265,3 +265,33 @@ def k(M, N, narrow=False, dtype="float32"):
     assert only(source + "\nk(1024, 1024)\n", "TLA110") == []
     [d] = only(source + "\nk(1024, 1024, narrow=True)\n", "TLA110")
     assert "`x_ub` (float32 64x4)" in d.message and "narrow=True" in d.message
+
+
+@pytest.mark.parametrize("options, built, reported", [
+    (["--select=TLA001"], False, False),
+    (["--select=E,TLA00"], False, False),
+    (["--extend-ignore=TLA1"], False, False),
+    (["--select=TLA101"], True, True),
+    ([], True, True),
+])
+def test_flake8_builds_no_footprint_for_a_selection_without_on_chip_rules(tmp_path, monkeypatch, capsys, options,
+                                                                          built, reported):
+    """The plugin runs only the rules flake8 would report: `--select=TLA001` never
+    builds a buffer table (the plugin's share of a flake8 run stays in budget)."""
+    from flake8.main.application import Application
+
+    import flake8_tilelang.model.buffers as buffers
+
+    made = []
+    real = buffers.KernelFacts
+
+    def counting(*args):
+        made.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(buffers, "KernelFacts", counting)
+    path = tmp_path / "k.py"
+    path.write_text(UB_KERNEL + "\nscale(1024, 4096, 128)\n")
+    Application().run(["--isolated", "-j1"] + options + [str(path)])
+    assert bool(made) is built
+    assert ("TLA101" in capsys.readouterr().out) is reported
