@@ -155,14 +155,30 @@ class Copy:
 
 class ScalarArith:
     """``ub[i] = a[i] + b[i]`` / ``x = a_val * 2`` outside T.Parallel: the
-    statement, the operator node, and the buffers whose loads are operands."""
+    statement, the operator node, and the kernel buffers whose loads are
+    operands. In a ``@T.macro`` the kernel reaches, ``via`` is the chain of
+    macro calls from the kernel and ``uses`` the kernel uses made through it
+    (a site compiles the arithmetic when it compiles one of them)."""
 
-    __slots__ = ("stmt", "node", "buffers")
+    __slots__ = ("stmt", "node", "buffers", "via", "uses")
 
-    def __init__(self, stmt: ast.stmt, node: ast.AST, buffers: List[str]):
+    def __init__(self, stmt: ast.stmt, node: ast.AST, buffers: List[str], via: tuple = (), uses: tuple = ()):
         self.stmt = stmt
         self.node = node
         self.buffers = buffers
+        self.via = via
+        self.uses = uses
+
+    @property
+    def report_node(self) -> ast.AST:
+        """Where the kernel reaches it: the outermost macro call, or itself."""
+        return self.via[0].call if self.via else self.node
+
+    def via_text(self) -> str:
+        if not self.via:
+            return ""
+        chain = " -> ".join("`%s`" % hop.macro.name for hop in self.via)
+        return " through macro %s (the arithmetic is at line %d)" % (chain, self.node.lineno)  # type: ignore
 
 
 class KernelFacts:
@@ -224,8 +240,53 @@ class KernelFacts:
     @property
     def scalar_arith(self) -> List["ScalarArith"]:
         if self._scalar_arith is None:
-            self._scalar_arith = _scalar_arith(self.kernel.func)
+            fn = self.kernel.func
+            found = _scalar_arith(fn, lambda name: name in fn.allocs)
+            for via, uses in self._macro_chains():
+                found.extend(self._macro_arith(via, uses))
+            self._scalar_arith = found
         return self._scalar_arith
+
+    def _macro_chains(self) -> List[tuple]:
+        """(chain of macro hops, kernel uses made through it) for every
+        ``@T.macro`` the kernel reaches, outermost first."""
+        chains: Dict[tuple, tuple] = {}
+        for u in self.kernel.raw_uses:
+            for i in range(1, len(u.via) + 1):
+                key = tuple(id(h.call) for h in u.via[:i])
+                entry = chains.get(key)
+                if entry is None:
+                    entry = chains[key] = (u.via[:i], [])
+                entry[1].append(u)
+        vectorised: Dict[int, set] = {}
+        out = []
+        for via, uses in chains.values():
+            if not via[-1].macro.is_macro:
+                continue
+            # a macro called inside T.Parallel / T.vectorized is vectorised with its caller's loop
+            if any(id(hop.call) in _vector_loop_calls(hop.caller, vectorised) for hop in via):
+                continue
+            out.append((via, tuple(uses)))
+        return out
+
+    def _macro_arith(self, via: tuple, uses: tuple) -> List["ScalarArith"]:
+        """The macro's scalar arithmetic on loads of its buffer parameters,
+        each parameter followed back to the kernel buffer the call passes."""
+        from .model import KernelUse
+        from .nodes import Use
+
+        macro: Function = via[-1].macro
+        out = []
+        for arith in _scalar_arith(macro, lambda name: name in macro.params):
+            names = []
+            for param in arith.buffers:
+                probe = KernelUse(Use(STORE, arith.stmt, macro, None), via)
+                name = self.name_of(ast.Name(id=param, ctx=ast.Load()), probe)
+                if name is not None and name in self.alloc_uses:
+                    names.append(name)
+            if names:
+                out.append(ScalarArith(arith.stmt, arith.node, names, via, uses))
+        return out
 
     def touched(self, u) -> List[str]:
         """The kernel buffers a use touches (the same for every site)."""
@@ -482,7 +543,36 @@ def _annotations(kernel) -> List[Tuple[str, ast.expr]]:
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
-def _scalar_arith(fn: Function) -> List[ScalarArith]:
+def _vector_loop_prim(stmt: ast.stmt, fn: Function) -> Optional[str]:
+    it = stmt.iter if isinstance(stmt, ast.For) else None
+    if isinstance(it, ast.Call):
+        q = qualname(it.func, fn)
+        prim = canonical_prim(q) if q else None
+        if prim in ("Parallel", "vectorized"):
+            return prim
+    return None
+
+
+def _vector_loop_calls(fn: Function, cache: Dict[int, set]) -> set:
+    """ids of the calls inside ``T.Parallel`` / ``T.vectorized`` loops of a
+    function's own body (nested defs are other functions)."""
+    found = cache.get(id(fn))
+    if found is not None:
+        return found
+    found = cache[id(fn)] = set()
+    stack = list(getattr(fn.node, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.For) and _vector_loop_prim(node, fn):
+            found.update(id(n) for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Call))
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _scalar_arith(fn: Function, is_buffer) -> List[ScalarArith]:
     """Assignments in the prim_func body, outside ``T.Parallel`` /
     ``T.vectorized`` loops, that apply + - * / to a load of an on-chip buffer
     (``ub[i]``) or to a local bound once to such a load (``a = ub[i]``).
@@ -491,12 +581,12 @@ def _scalar_arith(fn: Function) -> List[ScalarArith]:
     for name, binds in fn.assigns.items():
         if len(binds) == 1 and isinstance(binds[0].value, ast.Subscript):
             base = binds[0].value.value
-            if isinstance(base, ast.Name) and base.id in fn.allocs:
+            if isinstance(base, ast.Name) and is_buffer(base.id):
                 loads[name] = base.id
     out: List[ScalarArith] = []
 
     def operand(node: ast.expr) -> Optional[str]:
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in fn.allocs:
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_buffer(node.value.id):
             return node.value.id
         if isinstance(node, ast.Name) and node.id in loads:
             return loads[node.id]

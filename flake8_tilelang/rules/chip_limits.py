@@ -252,8 +252,10 @@ def gm_slice_scalar_last_dim(model) -> Iterator[Report]:
     what="""
 Reports a `T.set_flag(src, dst, id)` or `T.wait_flag(src, dst, id)` whose
 event id is provably a constant outside 0-7 (a literal, a module constant,
-a factory argument at a call site). Ids computed from loop variables
-(`k % 2`) are not judged.
+a factory argument at a call site, a member of an `IntEnum` sync table),
+also when a `@T.macro` makes the call with an id the kernel passes (the
+finding is on the kernel's macro call). Ids computed from loop variables
+(`k % 2`) are not judged, nor members of a plain `Enum` (not an int).
 """,
     why="""
 Each pipe pair has eight hardware event ids (CANN SetFlag/WaitFlag: 0-7 on
@@ -381,9 +383,13 @@ def cube_dtype_unsupported(model) -> Iterator[Report]:
 Reports an assignment in a prim_func body, outside `T.Parallel` (and
 `T.vectorized`) loops, that applies `+ - * /` to an element loaded from a
 float16 or bfloat16 on-chip buffer (`out[i] = a[i] + b[i]`,
-`x = a_ub[k]` then `x * 2`, `acc[i] += v`). What `T.Parallel` vectorises
-and operands wrapped in `T.cast(..., "float32")` are fine; a plain copy
-`a[i] = b[i]` has no arithmetic and is fine.
+`x = a_ub[k]` then `x * 2`, `acc[i] += v`). The same in a `@T.macro` the
+kernel calls (also through other macros, also from another module) is
+reported on the kernel's macro call: the macro's buffer parameters are
+followed back to the kernel's buffers, whose dtypes are evaluated at each
+call site of the factory. What `T.Parallel` vectorises (a macro called
+inside one included) and operands wrapped in `T.cast(..., "float32")` are
+fine; a plain copy `a[i] = b[i]` has no arithmetic and is fine.
 """,
     why="""
 The AI Core's scalar unit has no half-precision arithmetic: BiSheng stops
@@ -404,15 +410,17 @@ def half_scalar_arith(model) -> Iterator[Report]:
             continue
         for site_arith in kf.scalar_arith:
             for site in kf.sites:
+                if site_arith.via and not any(site.compiles(u) for u in site_arith.uses):
+                    continue  # the macro call is in a branch this site drops
                 half = [n for n in site_arith.buffers if n in site.buffers and site.buffers[n].dtype in HALF]
                 if not half:
                     continue
                 buf = site.buffers[half[0]]
                 yield report(
-                    site_arith.node,
-                    "scalar %s arithmetic on an element of `%s` outside T.Parallel %s: BiSheng rejects it (\"half "
-                    "precision operation is not allowed in aicore function\")" % (buf.dtype, buf.name,
-                                                                                  _where(site.site)),
+                    site_arith.report_node,
+                    "scalar %s arithmetic on an element of `%s` outside T.Parallel%s %s: BiSheng rejects it "
+                    "(\"half precision operation is not allowed in aicore function\")" % (
+                        buf.dtype, buf.name, site_arith.via_text(), _where(site.site)),
                     help="Cast the operands with T.cast(..., \"float32\"), or vectorise with T.tile.* / "
                          "T.Parallel",
                 )
