@@ -134,14 +134,17 @@ class Endpoint:
     (an allocation primitive, "gm" for a prim_func tensor parameter, None),
     and the subscript written, if any."""
 
-    __slots__ = ("expr", "name", "kind", "indices")
+    __slots__ = ("expr", "name", "kind", "indices", "exact")
 
     def __init__(self, expr: Optional[ast.expr], name: Optional[str], kind: Optional[str],
-                 indices: Optional[List[ast.expr]]):
+                 indices: Optional[List[ast.expr]], exact: bool = True):
         self.expr = expr
         self.name = name
         self.kind = kind
         self.indices = indices  # None: the whole buffer; else one expression per written index
+        # False when a macro subscripts a buffer parameter (`ub[:, 0:4]` with `ub` passed in):
+        # following the parameter back drops that subscript, so the region is not known
+        self.exact = exact
 
 
 class Copy:
@@ -362,7 +365,7 @@ class KernelFacts:
         kind = None
         if name is not None:
             kind = "gm" if name in self.params else self.kernel.func.allocs.get(name)
-        return Endpoint(traced, name, kind, indices)
+        return Endpoint(traced, name, kind, indices, _subscripts_kept(expr, use))
 
     # -- sites ---------------------------------------------------------------
     @property
@@ -490,6 +493,30 @@ def _settled(kernel, site: SiteValues) -> list:
 
     closure = (kernel.func, site.closure, site.ev)
     return [u for u in (settle_use(u, kernel.resolver, closure) for u in kernel.raw_uses) if u is not None]
+
+
+def _subscripts_kept(expr: Optional[ast.expr], use) -> bool:
+    """Whether following ``expr`` back through the macro parameters (as
+    ``sides.trace`` does) only ever replaces bare names: a macro's
+    ``buf[:, 0:4]`` on a parameter ``buf`` is a region of whatever the caller
+    passed, which the traced expression no longer shows."""
+    from .calls import bind_arguments
+
+    owner = use.use.owner
+    level = len(use.via)
+    while expr is not None and level > 0 and isinstance(owner, Function) and owner.is_macro:
+        base = expr
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in owner.params:
+            return True
+        if base is not expr:
+            return False
+        hop = use.via[level - 1]
+        expr = bind_arguments(hop.macro.node, hop.call).get(base.id)
+        owner = hop.caller
+        level -= 1
+    return True
 
 
 def _tensor_params(fn: Function) -> Dict[str, Optional[int]]:

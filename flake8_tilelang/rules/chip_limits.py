@@ -124,20 +124,33 @@ Reports a `T.copy` between a kernel tensor (GM) and a UB buffer with more
 than one row whose row (`shape[-1] x sizeof(dtype)`) is not a multiple of 32
 bytes: `(M, 1)` float32 keepdim results, `block_N = 4` float32 tiles, 126
 float32 columns. 1-D buffers and single-row tiles are one burst and fine.
+
+For a UB buffer whose rows are aligned, a multi-row slice on the UB side is
+reported when its constant column range starts off a 32-byte boundary
+(`x_ub[:, 4:64]` in float32: the copy's UB address is misaligned), or is
+narrower than the row by a width that is not a multiple of 32 bytes
+(`x_ub[:, 0:30]` in float32, unless that width rounded up to 32 bytes is
+the row itself). Column ranges only known at run time, and slices a macro
+takes of a buffer parameter, are not judged.
 """,
     why="""
 The DMA (`DataCopyPad`) addresses the UB side in 32-byte blocks: every row
 starts on a 32-byte boundary (`src/tl_templates/ascend/common.h:220-234`
 counts the UB stride in 32-B blocks). With a shorter row, rows after the
 first land at the wrong place. Nothing checks it: the kernel compiles, runs
-and silently produces wrong data (#996, #1304, #1682, #1717).
+and silently produces wrong data (#996, #1304, #1682, #1717). For a column
+slice, code generation passes the slice's width as the UB row length
+(`src/op/ascend.cc:204-226`), so rows are laid out at that width rounded up
+to 32 bytes instead of the buffer's row pitch (PR #1537); and the UB side of
+`DataCopy`/`DataCopyPad` must start on a 32-byte boundary (#1773, PR #1774).
 """,
     fix="Pad the last dimension so a row is a multiple of 32 bytes (8 float32, 16 float16), copy row by "
-        "row into a 1-D buffer, or keep the result 1-D.",
+        "row into a 1-D buffer, or keep the result 1-D; copy whole rows of a UB buffer, or column ranges "
+        "whose start and width are multiples of 32 bytes.",
     known_false_positives="None known. Only whole buffers (or slices of them) that are copy endpoints are "
                           "judged; reduce outputs that only vector ops read are not.",
-    references="bug-classes §2.2; `src/op/ascend.cc:204-211`; `src/tl_templates/ascend/common.h:220-234`; "
-               "#996, #1304, #1682, #1717; PR #1453, #1537.",
+    references="bug-classes §2.2; `src/op/ascend.cc:204-226`; `src/tl_templates/ascend/common.h:197-234`; "
+               "#996, #1304, #1682, #1717, #1773; PR #1453, #1537, #1774.",
 )
 def ub_row_not_32b_aligned(model) -> Iterator[Report]:
     for kernel in model.kernels:
@@ -149,7 +162,7 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
             if len(gm) != 1 or len(onchip) != 1:
                 continue
             ub, other = onchip[0], gm[0]
-            if kf.memory.get(ub.name or "") != "UB":
+            if kf.memory.get(ub.name or "") != "UB" or not ub.exact:
                 continue
             for site in kf.sites:
                 if not site.compiles(copy.use):
@@ -158,12 +171,27 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
                 if buf is None or buf.shape is None or len(buf.shape) < 2:
                     continue
                 row = buf.row_bytes()
-                if row is None or row % 32 == 0:
+                if row is None:
                     continue
+                direction = "from" if ub is copy.dst else "to"
+                if row % 32 == 0:
+                    problem = _slice_problem(buf, ub, site)
+                    if problem is None:
+                        continue
+                    yield report(
+                        copy.use.report_node,
+                        "`%s` (%s %s) is copied %s GM `%s` through %s %s: the UB side of a copy must start on a "
+                        "32-byte boundary and keep the buffer's row pitch, so rows land at the wrong offset "
+                        "(silently wrong data)" % (buf.name, buf.dtype, "x".join(str(d) for d in buf.shape),
+                                                   direction, other.name, problem, _where(site.site)),
+                        help="Copy whole rows of the UB buffer (or a column range whose start and width are "
+                             "multiples of %d elements), or use a separate buffer as wide as the slice"
+                             % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
+                    )
+                    break
                 rows = _rows(buf, ub, site)
                 if rows is None or rows <= 1:
                     continue
-                direction = "from" if ub is copy.dst else "to"
                 yield report(
                     copy.use.report_node,
                     "`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s: UB rows must be a multiple "
@@ -174,6 +202,37 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
                          % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
                 )
                 break
+
+
+def _slice_problem(buf, end, site) -> Optional[str]:
+    """For a UB buffer whose rows are 32-byte aligned: a multi-row slice of it
+    whose constant column range starts off a 32-byte boundary (sub-case b:
+    the UB address of the copy is misaligned, PR #1774), or is narrower than
+    the row by a width that is not a multiple of 32 bytes (sub-case c: the
+    copy lays rows out at the slice's width rounded up to 32 bytes, not at
+    the buffer's pitch, `src/op/ascend.cc:204-226`). None when not provable."""
+    if end.indices is None or len(end.indices) != len(buf.shape):
+        return None
+    rows = _rows(buf, end, site)
+    if rows is None or rows <= 1:
+        return None
+    last = end.indices[-1]
+    if not isinstance(last, ast.Slice) or last.step is not None:
+        return None
+    width = buf.shape[-1]
+    lo = 0 if last.lower is None else site.site.value(last.lower)
+    hi = width if last.upper is None else site.site.value(last.upper)
+    if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= width:
+        return None
+    size = DTYPE_BYTES[buf.dtype]
+    shown = "`%s[..., %d:%d]` (%d rows)" % (buf.name, lo, hi, rows)
+    if lo * size % 32:
+        return "%s, whose columns start %d B into the row" % (shown, lo * size)
+    span = (hi - lo) * size
+    if hi - lo < width and span % 32 and -(-span // 32) * 32 != width * size:
+        return "%s, a column slice of %d B per row: each UB row is taken as %d B, not the buffer's %d B" % (
+            shown, span, -(-span // 32) * 32, width * size)
+    return None
 
 
 def _rows(buf, end, site) -> Optional[int]:
