@@ -295,3 +295,24 @@ def test_flake8_builds_no_footprint_for_a_selection_without_on_chip_rules(tmp_pa
     Application().run(["--isolated", "-j1"] + options + [str(path)])
     assert bool(made) is built
     assert ("TLA101" in capsys.readouterr().out) is reported
+
+
+def test_pipelined_stages_version_only_gm_copies_read_by_a_later_statement():
+    import os
+
+    root = os.path.join(os.path.dirname(__file__), "..", "fixtures", "rules", "TLA101")
+    with open(os.path.join(root, "firing_pipelined_stages.py")) as f:
+        m = model(f.read())
+    [site] = facts(m, m.kernels[1]).sites
+    assert (site.buffers["x_ub"].versions, site.buffers["y_ub"].versions) == (2, 1)
+    assert site.buffers["x_ub"].describe() == "x_ub float32 24x1024 x2 stages = 196,608 B"
+    with open(os.path.join(root, "silent_pipelined_near_misses.py")) as f:
+        m = model(f.read())
+    carry, mixed = m.kernels[1], m.kernels[2]
+    [site] = facts(m, carry).sites
+    # x_ub is read before its copy (next iteration), last_ub is also used after the loop
+    assert {n: b.versions for n, b in site.buffers.items()} == {"x_ub": 1, "y_ub": 1, "last_ub": 1}
+    [site] = facts(m, mixed).sites  # Cube + Vector body: CrossCorePipeline, not modelled
+    assert all(b.versions == 1 for b in site.buffers.values())
+    sites = facts(m, m.kernels[0]).sites
+    assert [max(b.versions for b in s.buffers.values()) for s in sites] == [1, 2, 1]

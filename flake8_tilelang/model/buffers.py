@@ -77,7 +77,7 @@ class Buffer:
     """One row of the buffer table, at one compile site."""
 
     __slots__ = ("name", "prim", "memory", "inferred", "shape", "dtype", "bytes", "first", "last", "use",
-                 "address")
+                 "address", "versions")
 
     def __init__(self, name: str, prim: str, memory: Optional[str], use):
         self.name = name
@@ -91,6 +91,9 @@ class Buffer:
         self.last = None
         self.use = use  # the KernelUse of the allocation
         self.address: object = None  # T.annotate_address offset: int, UNKNOWN, or None
+        # copies the software pipeline keeps: k for a buffer a `T.Pipelined(num_stages=k)`
+        # stage fills from GM for a later stage (InjectSoftwarePipeline), else 1
+        self.versions = 1
 
     def __repr__(self) -> str:
         return "<Buffer %s %s %s %s %s>" % (self.name, self.memory, self.shape, self.dtype, self.bytes)
@@ -98,7 +101,18 @@ class Buffer:
     def describe(self) -> str:
         """``c_ub float32 128x256 = 131,072 B``."""
         shape = "x".join(str(d) for d in self.shape) if self.shape else "?"
+        if self.versions > 1:
+            shape += " x%d stages" % self.versions
         return "%s %s %s = %s B" % (self.name, self.dtype, shape, format(self.bytes or 0, ","))
+
+    def raw_bytes(self) -> Optional[int]:
+        """Elements x element size of one copy (before rounding and stages)."""
+        if self.shape is None or self.dtype not in DTYPE_BYTES:
+            return None
+        n = DTYPE_BYTES[self.dtype]
+        for d in self.shape:
+            n *= d
+        return n
 
     def rows(self) -> Optional[int]:
         if self.shape is None:
@@ -237,8 +251,17 @@ class KernelFacts:
             for name in self.alloc_uses}
         self.annotations = _annotations(kernel)
         self._scalar_arith: Optional[List[ScalarArith]] = None
+        self._pipelines: Optional[List["Pipeline"]] = None
         self._sites: Optional[List["SiteFacts"]] = None
         self._touches: Dict[tuple, List[str]] = {}
+
+    @property
+    def pipelines(self) -> List["Pipeline"]:
+        """The kernel's own ``for ... in T.Pipelined(...)`` loops (not those in
+        macros), read from its AST once."""
+        if self._pipelines is None:
+            self._pipelines = _pipelines(self)
+        return self._pipelines
 
     @property
     def scalar_arith(self) -> List["ScalarArith"]:
@@ -415,6 +438,8 @@ class SiteFacts:
                 buf.address = value if type(value) is int else UNKNOWN
                 self.annotated = True
         self._footprints: Dict[str, Footprint] = {}
+        for loop in facts.pipelines:
+            self._stage_versions(loop, uses)
 
     def compiles(self, u) -> bool:
         """Whether this site compiles the use (settled in its frame, not ``maybe``)."""
@@ -435,11 +460,47 @@ class SiteFacts:
                 dims[0] = max(1, dims[0] // 2)  # AscendVidReduction (ascend_vid_reduction.cc:112-125)
             buf.shape = tuple(dims)
         buf.dtype = dtype
-        if buf.shape is not None and dtype in DTYPE_BYTES:
-            n = DTYPE_BYTES[dtype]
-            for d in buf.shape:
-                n *= d
-            buf.bytes = align(n)
+        raw = buf.raw_bytes()
+        if raw is not None:
+            buf.bytes = align(raw)
+
+    def _stage_versions(self, loop: "Pipeline", uses: list) -> None:
+        """``T.Pipelined(..., num_stages=k)``, k >= 2, as PipelinePlanning and
+        InjectSoftwarePipeline lay it out (``src/transform/pipeline_planning.cc``,
+        ``inject_pipeline.cc:447-501``): a statement of the loop body that only
+        copies GM into a UB/L1 buffer is stage 0, every other statement stage
+        k (or k - 1), and a buffer the copy fills and a later statement reads
+        gets k versions when it is allocated in the loop (every mention of it
+        is inside the loop body: PlanAndUpdateBufferAllocationLocation moves
+        it there). Only what is provable: a direct statement of the kernel's
+        loop, a body that stays on one core (a Cube+Vector body goes through
+        CrossCorePipeline, which versions differently), a buffer no
+        ``T.annotate_address`` places. Anything else keeps one copy (the
+        footprint stays a lower bound)."""
+        facts = self.facts
+        if not self.compiles(loop.use):
+            return
+        k = int_value(self.site.value(loop.stages)) if loop.stages is not None else None
+        if k is None or k < 2:
+            return
+        inside = [u for u in uses if not u.maybe and loop.index_of(u) is not None]
+        memories = set()
+        for u in inside:
+            for name in facts.touched(u):
+                if name in facts.params or facts.kernel.func.allocs.get(name) == "alloc_var":
+                    continue  # GM tensors and scalars say nothing about the core
+                memories.add(facts.memory.get(name))
+        cube = memories & {"L1", "L0A", "L0B", "L0C"}
+        if None in memories or (cube and "UB" in memories):
+            return  # a body whose core is not known, or a Cube+Vector one
+        for w, u in loop.gm_copies(facts, inside):
+            buf = self.buffers.get(u)
+            if buf is None or buf.memory not in ("UB", "L1") or buf.address is not None or buf.bytes is None:
+                continue
+            if not loop.holds(facts, buf.name) or not loop.read_after(facts, buf.name, w, inside):
+                continue
+            buf.versions = k
+            buf.bytes = align(k * buf.raw_bytes())  # type: ignore[operator]
 
     def footprint(self, memory: str) -> Footprint:
         """Bytes of ``memory`` this site needs, as the compiler lays it out:
@@ -484,6 +545,94 @@ class SiteFacts:
 
 
 # -- reading the kernel -------------------------------------------------------
+
+class Pipeline:
+    """A ``for ... in T.Pipelined(...)`` loop of the kernel: its use, the
+    ``num_stages`` expression, and which top-level statement of its body
+    each node belongs to."""
+
+    def __init__(self, use, node: ast.For, stages: Optional[ast.expr], names: Dict[str, List[ast.Name]]):
+        self.use = use
+        self.node = node
+        self.stages = stages
+        self.body = node.body
+        self._where: Dict[int, int] = {}
+        for i, stmt in enumerate(node.body):
+            for n in ast.walk(stmt):
+                self._where[id(n)] = i
+        self._names = names  # buffer name -> every Load of it in the kernel body
+
+    def index_of(self, u) -> Optional[int]:
+        """The body statement a kernel use sits in (through macros: the kernel's call)."""
+        return self._where.get(id(u.via[0].call if u.via else u.use.call))
+
+    def gm_copies(self, facts, inside) -> List[Tuple[int, str]]:
+        """(statement index, buffer) for body statements that are a bare
+        ``T.copy(<GM>, <buffer>)`` of the kernel: PipelinePlanning's copy stage."""
+        out = []
+        for u in inside:
+            if u.via or u.prim != "copy" or not isinstance(u.use.call, ast.Call):
+                continue
+            i = self.index_of(u)
+            stmt = self.body[i]  # type: ignore[index]
+            if not (isinstance(stmt, ast.Expr) and stmt.value is u.use.call) or len(u.use.call.args) < 2:
+                continue
+            src = facts.endpoint(u.use.call.args[0], u)
+            dst = facts.endpoint(u.use.call.args[1], u)
+            if src.kind == "gm" and dst.name is not None and dst.kind != "gm" and dst.exact:
+                out.append((i, dst.name))
+        return out
+
+    def holds(self, facts, name: str) -> bool:
+        """Every mention of the buffer in the kernel is inside the loop body."""
+        names = self._names.get(name, ())
+        return bool(names) and all(id(n) in self._where for n in names)
+
+    def read_after(self, facts, name: str, w: int, inside) -> bool:
+        """A body statement after ``w`` reads the buffer: a copy from it, a
+        gemm A/B, a vector op's source, a reduce's input, or an element load."""
+        for u in inside:
+            i = self.index_of(u)
+            if i is None or i <= w or not isinstance(u.use.call, ast.Call):
+                continue
+            args = u.use.call.args
+            prim = u.prim
+            if prim == "copy" or prim.startswith("reduce"):
+                read = args[:1]
+            elif is_cube_op(prim):
+                read = args[:2]
+            elif prim.startswith("tile."):
+                read = args[1:]
+            else:
+                continue
+            if any(facts.name_of(a, u) == name for a in read):
+                return True
+        for stmt in self.body[w + 1:]:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and \
+                        isinstance(n.value, ast.Name) and n.value.id == name:
+                    return True
+        return False
+
+
+def _pipelines(facts) -> List[Pipeline]:
+    fn = facts.kernel.func
+    loops = [u for u in facts.kernel.raw_uses if u.prim == "Pipelined" and not u.via]
+    if not loops:
+        return []
+    by_call = {id(u.use.call): u for u in loops}
+    names: Dict[str, List[ast.Name]] = {}
+    found = []
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in fn.allocs:
+            names.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.For) and id(node.iter) in by_call:
+            call = node.iter
+            stages = next((kw.value for kw in call.keywords if kw.arg == "num_stages"),  # type: ignore
+                          call.args[2] if len(call.args) > 2 else None)  # type: ignore[attr-defined]
+            found.append((by_call[id(call)], node, stages))
+    return [Pipeline(u, node, stages, names) for u, node, stages in found]
+
 
 def _settled(kernel, site: SiteValues) -> list:
     """The kernel's uses with the Python-level `if` tests settled in this

@@ -55,9 +55,18 @@ the `target-chip` setting picks A5's larger UB and L0C).
   first to its last use in program order; buffers whose lifetimes do not
   overlap share memory, so a plain sum over the limit is not a finding.
 - `threads=2` halves dimension 0 of every UB buffer (each vector core holds
-  half). Buffers the compiler adds behind your back (reduce / sort
-  scratch, `T.Pipelined` stages) are not counted: the number is a lower
-  bound, and the rule stays silent when an extent or dtype is unknown.
+  half).
+- `T.Pipelined(..., num_stages=k)`, k >= 2: a UB or L1 buffer that a
+  statement of the loop body copies in from GM and a later statement reads
+  is kept k times when it is only mentioned inside the loop
+  (PipelinePlanning puts the GM copy in stage 0; InjectSoftwarePipeline
+  versions the buffer). The message shows it as `x3 stages`. A loop in a
+  macro, a body mixing Cube and Vector work (CrossCorePipeline) or an
+  annotated buffer keeps one copy.
+
+Buffers the compiler adds behind your back (reduce / sort scratch) are not
+counted: the number is a lower bound, and the rule stays silent when an
+extent or dtype is unknown.
 """,
     why="""
 With planning off the allocator never checks (`check_overflow = false`,
@@ -74,7 +83,8 @@ tile.
                           "compiled only with smaller arguments than its factory's defaults is judged by "
                           "the defaults when no call site in the file gives them (the message says so).",
     references="bug-classes §2.1; `src/transform/ascend_memory_planning.cc:34-38,324-437,507-560,852`; "
-               "`src/transform/ascend_vid_reduction.cc:112-125`; #159, #1286, #1646; commit 0071b14c.",
+               "`src/transform/ascend_vid_reduction.cc:112-125`; `src/transform/pipeline_planning.cc:430-540`; "
+               "`src/transform/inject_pipeline.cc:266-276,447-501`; #159, #1286, #1646; commit 0071b14c.",
 )
 def onchip_capacity_exceeded(model) -> Iterator[Report]:
     chip = chips.current()
