@@ -83,8 +83,10 @@ class Plugin:
 
     def _check(self) -> List[Tuple[int, int, str, type]]:
         from .engine import check_tree
-        from .registry import REGISTRY
+        from .registry import REGISTRY, all_rules
 
+        if self._decide is not None and not any(self._wanted(r.code) for r in all_rules()):
+            return []  # `--select=E,F`: flake8 would drop every TLA code, build no model
         out = []
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa):

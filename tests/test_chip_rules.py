@@ -271,6 +271,7 @@ def k(M, N, narrow=False, dtype="float32"):
     (["--select=TLA001"], False, False),
     (["--select=E,TLA00"], False, False),
     (["--extend-ignore=TLA1"], False, False),
+    (["--select=E,F"], False, False),
     (["--select=TLA101"], True, True),
     ([], True, True),
 ])
