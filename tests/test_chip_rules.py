@@ -317,3 +317,51 @@ def test_pipelined_stages_version_only_gm_copies_read_by_a_later_statement():
     assert all(b.versions == 1 for b in site.buffers.values())
     sites = facts(m, m.kernels[0]).sites
     assert [max(b.versions for b in s.buffers.values()) for s in sites] == [1, 2, 1]
+
+
+def test_half_arithmetic_in_a_macro_of_another_module_is_reported_on_the_kernels_call(tmp_path, monkeypatch,
+                                                                                      capsys):
+    from flake8_tilelang.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.py").write_text(textwrap.dedent('''\
+        import tilelang.language as T
+
+
+        @T.macro
+        def butterfly(data, n):
+            for i in T.serial(n // 2):
+                lo = data[2 * i]
+                hi = data[2 * i + 1]
+                data[2 * i] = lo + hi
+        '''))
+    kernel = textwrap.dedent('''\
+        import tilelang
+        import tilelang.language as T
+        from helpers import butterfly
+
+
+        @tilelang.jit(out_idx=[1])
+        def hadamard(N, dtype="float16"):
+            @T.prim_func
+            def main(X: T.Tensor((N,), dtype), Y: T.Tensor((N,), dtype)):
+                with T.Kernel(1, is_npu=True) as (cid, vid):
+                    data_ub = T.alloc_ub((N,), dtype)
+                    T.copy(X[0], data_ub)
+                    butterfly(data_ub, N)
+                    T.copy(data_ub, Y[0])
+
+            return main
+
+
+        hadamard(1024)
+        hadamard(1024, dtype="float32")
+        ''')
+    (tmp_path / "kern.py").write_text(kernel)
+    main(["check", "--isolated", "--no-cache", "--select", "TLA131", "--output-format", "json", "kern.py"])
+    [d] = json.loads(capsys.readouterr().out)
+    assert d["location"]["row"] == 13
+    assert "through macro `butterfly` (the arithmetic is at helpers.py:9) at hadamard(1024) (line 19)" in d["message"]
+    (tmp_path / "kern.py").write_text(kernel.replace('hadamard(1024)\n', '', 1))
+    main(["check", "--isolated", "--no-cache", "--select", "TLA131", "--output-format", "json", "kern.py"])
+    assert json.loads(capsys.readouterr().out) == []  # float32 only

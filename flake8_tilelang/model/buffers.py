@@ -195,7 +195,13 @@ class ScalarArith:
         if not self.via:
             return ""
         chain = " -> ".join("`%s`" % hop.macro.name for hop in self.via)
-        return " through macro %s (the arithmetic is at line %d)" % (chain, self.node.lineno)  # type: ignore
+        where = "line %d" % self.node.lineno  # type: ignore[attr-defined]
+        home, there = self.via[0].caller.filename, self.via[-1].macro.filename
+        if there and there != home:
+            from .config import shown_path
+
+            where = "%s:%d" % (shown_path(there, home), self.node.lineno)  # type: ignore[attr-defined]
+        return " through macro %s (the arithmetic is at %s)" % (chain, where)
 
 
 class KernelFacts:
