@@ -614,10 +614,16 @@ class Pipeline:
             if any(facts.name_of(a, u) == name for a in read):
                 return True
         for stmt in self.body[w + 1:]:
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and \
+            stack: List[Tuple[ast.AST, bool]] = [(stmt, False)]
+            while stack:
+                n, is_arg = stack.pop()
+                # an element load (`y[i] = x_ub[i] * 2`); a subscript passed to a call is a
+                # region whose role the call decides (`T.copy(X[...], x_ub[0:4, :])` writes it)
+                if isinstance(n, ast.Subscript) and not is_arg and isinstance(n.ctx, ast.Load) and \
                         isinstance(n.value, ast.Name) and n.value.id == name:
                     return True
+                args = {id(a) for a in n.args} if isinstance(n, ast.Call) else ()
+                stack.extend((c, id(c) in args) for c in ast.iter_child_nodes(n))
         return False
 
 
@@ -636,6 +642,9 @@ def _pipelines(facts) -> List[Pipeline]:
             call = node.iter
             stages = next((kw.value for kw in call.keywords if kw.arg == "num_stages"),  # type: ignore
                           call.args[2] if len(call.args) > 2 else None)  # type: ignore[attr-defined]
+            if len(call.args) > 3 or any(kw.arg != "num_stages" and kw.arg != "cross_interval"  # type: ignore
+                                         for kw in call.keywords):  # type: ignore[attr-defined]
+                stages = None  # explicit order / stage lists: the planner's own layout is not used
             found.append((by_call[id(call)], node, stages))
     return [Pipeline(u, node, stages, names) for u, node, stages in found]
 
