@@ -28,6 +28,9 @@ class Plugin:
     # select / extend-select: opt-in rules only report when listed here.
     _explicit: ClassVar[FrozenSet[str]] = frozenset()
     _disable_noqa: ClassVar[bool] = False
+    # flake8's own decision (select / ignore, extend-*): a rule whose every code
+    # flake8 would drop is not run at all (None: run every rule, flake8 filters)
+    _decide: ClassVar[Any] = None
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str):
         self.tree = tree
@@ -47,9 +50,12 @@ class Plugin:
             selected.extend(getattr(options, attr, None) or [])
         cls._explicit = frozenset(s.strip().upper() for s in selected if s)
         cls._disable_noqa = bool(getattr(options, "disable_noqa", False))
+        cls._decide = _decision_engine(options)
 
     @classmethod
     def _wanted(cls, code: str) -> bool:
+        if cls._decide is not None and not cls._decide(code):
+            return False  # `--select=TLA001`: TLA101's footprints are never computed
         if code not in OPT_IN_CODES:
             return True
         # like flake8-bugbear's B9 guard: flake8 drops extend_default_ignore
@@ -77,14 +83,30 @@ class Plugin:
 
     def _check(self) -> List[Tuple[int, int, str, type]]:
         from .engine import check_tree
-        from .registry import REGISTRY
+        from .registry import REGISTRY, all_rules
 
+        if self._decide is not None and not any(self._wanted(r.code) for r in all_rules()):
+            return []  # `--select=E,F`: flake8 would drop every TLA code, build no model
         out = []
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa):
             rule = REGISTRY.get(d.code)
             out.append((d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)))
         return out
+
+
+def _decision_engine(options: Any) -> Any:
+    """``code -> bool``: whether flake8 reports the code with these options
+    (its DecisionEngine, already imported by flake8 itself); None when it
+    cannot be asked (an older flake8, options that are not flake8's)."""
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        engine = DecisionEngine(options)
+        engine.decision_for("TLA000")
+    except Exception:  # noqa: B902 - never stop flake8: fall back to running every rule
+        return None
+    return lambda code: engine.decision_for(code) is Decision.Selected
 
 
 def may_import_tilelang(lines: Sequence[str]) -> bool:

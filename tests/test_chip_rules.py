@@ -265,3 +265,103 @@ def k(M, N, narrow=False, dtype="float32"):
     assert only(source + "\nk(1024, 1024)\n", "TLA110") == []
     [d] = only(source + "\nk(1024, 1024, narrow=True)\n", "TLA110")
     assert "`x_ub` (float32 64x4)" in d.message and "narrow=True" in d.message
+
+
+@pytest.mark.parametrize("options, built, reported", [
+    (["--select=TLA001"], False, False),
+    (["--select=E,TLA00"], False, False),
+    (["--extend-ignore=TLA1"], False, False),
+    (["--select=E,F"], False, False),
+    (["--select=TLA101"], True, True),
+    ([], True, True),
+])
+def test_flake8_builds_no_footprint_for_a_selection_without_on_chip_rules(tmp_path, monkeypatch, capsys, options,
+                                                                          built, reported):
+    """The plugin runs only the rules flake8 would report: `--select=TLA001` never
+    builds a buffer table (the plugin's share of a flake8 run stays in budget)."""
+    from flake8.main.application import Application
+
+    import flake8_tilelang.model.buffers as buffers
+
+    made = []
+    real = buffers.KernelFacts
+
+    def counting(*args):
+        made.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(buffers, "KernelFacts", counting)
+    path = tmp_path / "k.py"
+    path.write_text(UB_KERNEL + "\nscale(1024, 4096, 128)\n")
+    Application().run(["--isolated", "-j1"] + options + [str(path)])
+    assert bool(made) is built
+    assert ("TLA101" in capsys.readouterr().out) is reported
+
+
+def test_pipelined_stages_version_only_gm_copies_read_by_a_later_statement():
+    import os
+
+    root = os.path.join(os.path.dirname(__file__), "..", "fixtures", "rules", "TLA101")
+    with open(os.path.join(root, "firing_pipelined_stages.py")) as f:
+        m = model(f.read())
+    [site] = facts(m, m.kernels[1]).sites
+    assert (site.buffers["x_ub"].versions, site.buffers["y_ub"].versions) == (2, 1)
+    assert site.buffers["x_ub"].describe() == "x_ub float32 24x1024 x2 stages = 196,608 B"
+    with open(os.path.join(root, "silent_pipelined_near_misses.py")) as f:
+        m = model(f.read())
+    carry, mixed = m.kernels[1], m.kernels[2]
+    [site] = facts(m, carry).sites
+    # x_ub is read before its copy (next iteration), last_ub is also used after the loop
+    assert {n: b.versions for n, b in site.buffers.items()} == {"x_ub": 1, "y_ub": 1, "last_ub": 1}
+    [site] = facts(m, mixed).sites  # Cube + Vector body: CrossCorePipeline, not modelled
+    assert all(b.versions == 1 for b in site.buffers.values())
+    sites = facts(m, m.kernels[0]).sites
+    assert [max(b.versions for b in s.buffers.values()) for s in sites] == [1, 2, 1]
+
+
+def test_half_arithmetic_in_a_macro_of_another_module_is_reported_on_the_kernels_call(tmp_path, monkeypatch,
+                                                                                      capsys):
+    from flake8_tilelang.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.py").write_text(textwrap.dedent('''\
+        import tilelang.language as T
+
+
+        @T.macro
+        def butterfly(data, n):
+            for i in T.serial(n // 2):
+                lo = data[2 * i]
+                hi = data[2 * i + 1]
+                data[2 * i] = lo + hi
+        '''))
+    kernel = textwrap.dedent('''\
+        import tilelang
+        import tilelang.language as T
+        from helpers import butterfly
+
+
+        @tilelang.jit(out_idx=[1])
+        def hadamard(N, dtype="float16"):
+            @T.prim_func
+            def main(X: T.Tensor((N,), dtype), Y: T.Tensor((N,), dtype)):
+                with T.Kernel(1, is_npu=True) as (cid, vid):
+                    data_ub = T.alloc_ub((N,), dtype)
+                    T.copy(X[0], data_ub)
+                    butterfly(data_ub, N)
+                    T.copy(data_ub, Y[0])
+
+            return main
+
+
+        hadamard(1024)
+        hadamard(1024, dtype="float32")
+        ''')
+    (tmp_path / "kern.py").write_text(kernel)
+    main(["check", "--isolated", "--no-cache", "--select", "TLA131", "--output-format", "json", "kern.py"])
+    [d] = json.loads(capsys.readouterr().out)
+    assert d["location"]["row"] == 13
+    assert "through macro `butterfly` (the arithmetic is at helpers.py:9) at hadamard(1024) (line 19)" in d["message"]
+    (tmp_path / "kern.py").write_text(kernel.replace('hadamard(1024)\n', '', 1))
+    main(["check", "--isolated", "--no-cache", "--select", "TLA131", "--output-format", "json", "kern.py"])
+    assert json.loads(capsys.readouterr().out) == []  # float32 only

@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 from .build import canonical_prim, qualname
 from .chip import MEMORIES
 from .evaluate import UNKNOWN
+from .evaluate.values import EnumMemberV
 from .nodes import STORE, Function
 from .sides import trace
 from .evaluate.sites import SiteValues, dtype_name, kernel_sites
@@ -76,7 +77,7 @@ class Buffer:
     """One row of the buffer table, at one compile site."""
 
     __slots__ = ("name", "prim", "memory", "inferred", "shape", "dtype", "bytes", "first", "last", "use",
-                 "address")
+                 "address", "versions")
 
     def __init__(self, name: str, prim: str, memory: Optional[str], use):
         self.name = name
@@ -90,6 +91,9 @@ class Buffer:
         self.last = None
         self.use = use  # the KernelUse of the allocation
         self.address: object = None  # T.annotate_address offset: int, UNKNOWN, or None
+        # copies the software pipeline keeps: k for a buffer a `T.Pipelined(num_stages=k)`
+        # stage fills from GM for a later stage (InjectSoftwarePipeline), else 1
+        self.versions = 1
 
     def __repr__(self) -> str:
         return "<Buffer %s %s %s %s %s>" % (self.name, self.memory, self.shape, self.dtype, self.bytes)
@@ -97,7 +101,18 @@ class Buffer:
     def describe(self) -> str:
         """``c_ub float32 128x256 = 131,072 B``."""
         shape = "x".join(str(d) for d in self.shape) if self.shape else "?"
+        if self.versions > 1:
+            shape += " x%d stages" % self.versions
         return "%s %s %s = %s B" % (self.name, self.dtype, shape, format(self.bytes or 0, ","))
+
+    def raw_bytes(self) -> Optional[int]:
+        """Elements x element size of one copy (before rounding and stages)."""
+        if self.shape is None or self.dtype not in DTYPE_BYTES:
+            return None
+        n = DTYPE_BYTES[self.dtype]
+        for d in self.shape:
+            n *= d
+        return n
 
     def rows(self) -> Optional[int]:
         if self.shape is None:
@@ -133,14 +148,17 @@ class Endpoint:
     (an allocation primitive, "gm" for a prim_func tensor parameter, None),
     and the subscript written, if any."""
 
-    __slots__ = ("expr", "name", "kind", "indices")
+    __slots__ = ("expr", "name", "kind", "indices", "exact")
 
     def __init__(self, expr: Optional[ast.expr], name: Optional[str], kind: Optional[str],
-                 indices: Optional[List[ast.expr]]):
+                 indices: Optional[List[ast.expr]], exact: bool = True):
         self.expr = expr
         self.name = name
         self.kind = kind
         self.indices = indices  # None: the whole buffer; else one expression per written index
+        # False when a macro subscripts a buffer parameter (`ub[:, 0:4]` with `ub` passed in):
+        # following the parameter back drops that subscript, so the region is not known
+        self.exact = exact
 
 
 class Copy:
@@ -154,14 +172,36 @@ class Copy:
 
 class ScalarArith:
     """``ub[i] = a[i] + b[i]`` / ``x = a_val * 2`` outside T.Parallel: the
-    statement, the operator node, and the buffers whose loads are operands."""
+    statement, the operator node, and the kernel buffers whose loads are
+    operands. In a ``@T.macro`` the kernel reaches, ``via`` is the chain of
+    macro calls from the kernel and ``uses`` the kernel uses made through it
+    (a site compiles the arithmetic when it compiles one of them)."""
 
-    __slots__ = ("stmt", "node", "buffers")
+    __slots__ = ("stmt", "node", "buffers", "via", "uses")
 
-    def __init__(self, stmt: ast.stmt, node: ast.AST, buffers: List[str]):
+    def __init__(self, stmt: ast.stmt, node: ast.AST, buffers: List[str], via: tuple = (), uses: tuple = ()):
         self.stmt = stmt
         self.node = node
         self.buffers = buffers
+        self.via = via
+        self.uses = uses
+
+    @property
+    def report_node(self) -> ast.AST:
+        """Where the kernel reaches it: the outermost macro call, or itself."""
+        return self.via[0].call if self.via else self.node
+
+    def via_text(self) -> str:
+        if not self.via:
+            return ""
+        chain = " -> ".join("`%s`" % hop.macro.name for hop in self.via)
+        where = "line %d" % self.node.lineno  # type: ignore[attr-defined]
+        home, there = self.via[0].caller.filename, self.via[-1].macro.filename
+        if there and there != home:
+            from .config import shown_path
+
+            where = "%s:%d" % (shown_path(there, home), self.node.lineno)  # type: ignore[attr-defined]
+        return " through macro %s (the arithmetic is at %s)" % (chain, where)
 
 
 class KernelFacts:
@@ -217,14 +257,68 @@ class KernelFacts:
             for name in self.alloc_uses}
         self.annotations = _annotations(kernel)
         self._scalar_arith: Optional[List[ScalarArith]] = None
+        self._pipelines: Optional[List["Pipeline"]] = None
         self._sites: Optional[List["SiteFacts"]] = None
         self._touches: Dict[tuple, List[str]] = {}
 
     @property
+    def pipelines(self) -> List["Pipeline"]:
+        """The kernel's own ``for ... in T.Pipelined(...)`` loops (not those in
+        macros), read from its AST once."""
+        if self._pipelines is None:
+            self._pipelines = _pipelines(self)
+        return self._pipelines
+
+    @property
     def scalar_arith(self) -> List["ScalarArith"]:
         if self._scalar_arith is None:
-            self._scalar_arith = _scalar_arith(self.kernel.func)
+            fn = self.kernel.func
+            found = _scalar_arith(fn, lambda name: name in fn.allocs)
+            for via, uses in self._macro_chains():
+                found.extend(self._macro_arith(via, uses))
+            self._scalar_arith = found
         return self._scalar_arith
+
+    def _macro_chains(self) -> List[tuple]:
+        """(chain of macro hops, kernel uses made through it) for every
+        ``@T.macro`` the kernel reaches, outermost first."""
+        chains: Dict[tuple, tuple] = {}
+        for u in self.kernel.raw_uses:
+            for i in range(1, len(u.via) + 1):
+                key = tuple(id(h.call) for h in u.via[:i])
+                entry = chains.get(key)
+                if entry is None:
+                    entry = chains[key] = (u.via[:i], [])
+                entry[1].append(u)
+        vectorised: Dict[int, set] = {}
+        out = []
+        for via, uses in chains.values():
+            if not via[-1].macro.is_macro:
+                continue
+            # a macro called inside T.Parallel / T.vectorized is vectorised with its caller's loop
+            if any(id(hop.call) in _vector_loop_calls(hop.caller, vectorised) for hop in via):
+                continue
+            out.append((via, tuple(uses)))
+        return out
+
+    def _macro_arith(self, via: tuple, uses: tuple) -> List["ScalarArith"]:
+        """The macro's scalar arithmetic on loads of its buffer parameters,
+        each parameter followed back to the kernel buffer the call passes."""
+        from .model import KernelUse
+        from .nodes import Use
+
+        macro: Function = via[-1].macro
+        out = []
+        for arith in _scalar_arith(macro, lambda name: name in macro.params):
+            names = []
+            for param in arith.buffers:
+                probe = KernelUse(Use(STORE, arith.stmt, macro, None), via)
+                name = self.name_of(ast.Name(id=param, ctx=ast.Load()), probe)
+                if name is not None and name in self.alloc_uses:
+                    names.append(name)
+            if names:
+                out.append(ScalarArith(arith.stmt, arith.node, names, via, uses))
+        return out
 
     def touched(self, u) -> List[str]:
         """The kernel buffers a use touches (the same for every site)."""
@@ -239,6 +333,33 @@ class KernelFacts:
         if self.sites:
             return any(site.compiles(u) for site in self.sites)
         return not u.maybe and any(k is u or (k.use is u.use and k.via == u.via) for k in self.kernel.uses)
+
+    def event_ids(self, use) -> List[int]:
+        """The event ids a ``T.set_flag`` / ``T.wait_flag`` gets where it is
+        compiled: its third argument (a macro parameter followed back to what
+        the kernel passes) evaluated at each site that compiles it, else as a
+        constant of the kernel's scope. Ints and int-enum members only."""
+        from .calls import argument
+
+        call = use.use.call
+        if not isinstance(call, ast.Call):
+            return []
+        expr = argument(call, 2, "eventId") or argument(call, 2, "event_id")
+        if expr is None:
+            return []
+        traced, owner = trace(expr, use, self.kernel.func)
+        out: List[int] = []
+        if owner is self.kernel.func and traced is not None:
+            for site in self.sites:
+                if site.compiles(use):
+                    v = int_value(site.site.value(traced))
+                    if v is not None:
+                        out.append(v)
+        if not out:
+            v = int_value(self.kernel.arg_value(use, 2, "eventId"))
+            if v is not None:
+                out.append(v)
+        return out
 
     # -- names -------------------------------------------------------------
     def name_of(self, expr: Optional[ast.expr], use) -> Optional[str]:
@@ -273,7 +394,7 @@ class KernelFacts:
         kind = None
         if name is not None:
             kind = "gm" if name in self.params else self.kernel.func.allocs.get(name)
-        return Endpoint(traced, name, kind, indices)
+        return Endpoint(traced, name, kind, indices, _subscripts_kept(expr, use))
 
     # -- sites ---------------------------------------------------------------
     @property
@@ -323,6 +444,8 @@ class SiteFacts:
                 buf.address = value if type(value) is int else UNKNOWN
                 self.annotated = True
         self._footprints: Dict[str, Footprint] = {}
+        for loop in facts.pipelines:
+            self._stage_versions(loop, uses)
 
     def compiles(self, u) -> bool:
         """Whether this site compiles the use (settled in its frame, not ``maybe``)."""
@@ -343,11 +466,47 @@ class SiteFacts:
                 dims[0] = max(1, dims[0] // 2)  # AscendVidReduction (ascend_vid_reduction.cc:112-125)
             buf.shape = tuple(dims)
         buf.dtype = dtype
-        if buf.shape is not None and dtype in DTYPE_BYTES:
-            n = DTYPE_BYTES[dtype]
-            for d in buf.shape:
-                n *= d
-            buf.bytes = align(n)
+        raw = buf.raw_bytes()
+        if raw is not None:
+            buf.bytes = align(raw)
+
+    def _stage_versions(self, loop: "Pipeline", uses: list) -> None:
+        """``T.Pipelined(..., num_stages=k)``, k >= 2, as PipelinePlanning and
+        InjectSoftwarePipeline lay it out (``src/transform/pipeline_planning.cc``,
+        ``inject_pipeline.cc:447-501``): a statement of the loop body that only
+        copies GM into a UB/L1 buffer is stage 0, every other statement stage
+        k (or k - 1), and a buffer the copy fills and a later statement reads
+        gets k versions when it is allocated in the loop (every mention of it
+        is inside the loop body: PlanAndUpdateBufferAllocationLocation moves
+        it there). Only what is provable: a direct statement of the kernel's
+        loop, a body that stays on one core (a Cube+Vector body goes through
+        CrossCorePipeline, which versions differently), a buffer no
+        ``T.annotate_address`` places. Anything else keeps one copy (the
+        footprint stays a lower bound)."""
+        facts = self.facts
+        if not self.compiles(loop.use):
+            return
+        k = int_value(self.site.value(loop.stages)) if loop.stages is not None else None
+        if k is None or k < 2:
+            return
+        inside = [u for u in uses if not u.maybe and loop.index_of(u) is not None]
+        memories = set()
+        for u in inside:
+            for name in facts.touched(u):
+                if name in facts.params or facts.kernel.func.allocs.get(name) == "alloc_var":
+                    continue  # GM tensors and scalars say nothing about the core
+                memories.add(facts.memory.get(name))
+        cube = memories & {"L1", "L0A", "L0B", "L0C"}
+        if None in memories or (cube and "UB" in memories):
+            return  # a body whose core is not known, or a Cube+Vector one
+        for w, u in loop.gm_copies(facts, inside):
+            buf = self.buffers.get(u)
+            if buf is None or buf.memory not in ("UB", "L1") or buf.address is not None or buf.bytes is None:
+                continue
+            if not loop.holds(facts, buf.name) or not loop.read_after(facts, buf.name, w, inside):
+                continue
+            buf.versions = k
+            buf.bytes = align(k * buf.raw_bytes())  # type: ignore[operator]
 
     def footprint(self, memory: str) -> Footprint:
         """Bytes of ``memory`` this site needs, as the compiler lays it out:
@@ -393,6 +552,103 @@ class SiteFacts:
 
 # -- reading the kernel -------------------------------------------------------
 
+class Pipeline:
+    """A ``for ... in T.Pipelined(...)`` loop of the kernel: its use, the
+    ``num_stages`` expression, and which top-level statement of its body
+    each node belongs to."""
+
+    def __init__(self, use, node: ast.For, stages: Optional[ast.expr], names: Dict[str, List[ast.Name]]):
+        self.use = use
+        self.node = node
+        self.stages = stages
+        self.body = node.body
+        self._where: Dict[int, int] = {}
+        for i, stmt in enumerate(node.body):
+            for n in ast.walk(stmt):
+                self._where[id(n)] = i
+        self._names = names  # buffer name -> every Load of it in the kernel body
+
+    def index_of(self, u) -> Optional[int]:
+        """The body statement a kernel use sits in (through macros: the kernel's call)."""
+        return self._where.get(id(u.via[0].call if u.via else u.use.call))
+
+    def gm_copies(self, facts, inside) -> List[Tuple[int, str]]:
+        """(statement index, buffer) for body statements that are a bare
+        ``T.copy(<GM>, <buffer>)`` of the kernel: PipelinePlanning's copy stage."""
+        out = []
+        for u in inside:
+            if u.via or u.prim != "copy" or not isinstance(u.use.call, ast.Call):
+                continue
+            i = self.index_of(u)
+            stmt = self.body[i]  # type: ignore[index]
+            if not (isinstance(stmt, ast.Expr) and stmt.value is u.use.call) or len(u.use.call.args) < 2:
+                continue
+            src = facts.endpoint(u.use.call.args[0], u)
+            dst = facts.endpoint(u.use.call.args[1], u)
+            if src.kind == "gm" and dst.name is not None and dst.kind != "gm" and dst.exact:
+                out.append((i, dst.name))
+        return out
+
+    def holds(self, facts, name: str) -> bool:
+        """Every mention of the buffer in the kernel is inside the loop body."""
+        names = self._names.get(name, ())
+        return bool(names) and all(id(n) in self._where for n in names)
+
+    def read_after(self, facts, name: str, w: int, inside) -> bool:
+        """A body statement after ``w`` reads the buffer: a copy from it, a
+        gemm A/B, a vector op's source, a reduce's input, or an element load."""
+        for u in inside:
+            i = self.index_of(u)
+            if i is None or i <= w or not isinstance(u.use.call, ast.Call):
+                continue
+            args = u.use.call.args
+            prim = u.prim
+            if prim == "copy" or prim.startswith("reduce"):
+                read = args[:1]
+            elif is_cube_op(prim):
+                read = args[:2]
+            elif prim.startswith("tile."):
+                read = args[1:]
+            else:
+                continue
+            if any(facts.name_of(a, u) == name for a in read):
+                return True
+        for stmt in self.body[w + 1:]:
+            stack: List[Tuple[ast.AST, bool]] = [(stmt, False)]
+            while stack:
+                n, is_arg = stack.pop()
+                # an element load (`y[i] = x_ub[i] * 2`); a subscript passed to a call is a
+                # region whose role the call decides (`T.copy(X[...], x_ub[0:4, :])` writes it)
+                if isinstance(n, ast.Subscript) and not is_arg and isinstance(n.ctx, ast.Load) and \
+                        isinstance(n.value, ast.Name) and n.value.id == name:
+                    return True
+                args = {id(a) for a in n.args} if isinstance(n, ast.Call) else ()
+                stack.extend((c, id(c) in args) for c in ast.iter_child_nodes(n))
+        return False
+
+
+def _pipelines(facts) -> List[Pipeline]:
+    fn = facts.kernel.func
+    loops = [u for u in facts.kernel.raw_uses if u.prim == "Pipelined" and not u.via]
+    if not loops:
+        return []
+    by_call = {id(u.use.call): u for u in loops}
+    names: Dict[str, List[ast.Name]] = {}
+    found = []
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in fn.allocs:
+            names.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.For) and id(node.iter) in by_call:
+            call = node.iter
+            stages = next((kw.value for kw in call.keywords if kw.arg == "num_stages"),  # type: ignore
+                          call.args[2] if len(call.args) > 2 else None)  # type: ignore[attr-defined]
+            if len(call.args) > 3 or any(kw.arg != "num_stages" and kw.arg != "cross_interval"  # type: ignore
+                                         for kw in call.keywords):  # type: ignore[attr-defined]
+                stages = None  # explicit order / stage lists: the planner's own layout is not used
+            found.append((by_call[id(call)], node, stages))
+    return [Pipeline(u, node, stages, names) for u, node, stages in found]
+
+
 def _settled(kernel, site: SiteValues) -> list:
     """The kernel's uses with the Python-level `if` tests settled in this
     site's frame (TVMScript keeps only the taken branch); a use under a test
@@ -401,6 +657,30 @@ def _settled(kernel, site: SiteValues) -> list:
 
     closure = (kernel.func, site.closure, site.ev)
     return [u for u in (settle_use(u, kernel.resolver, closure) for u in kernel.raw_uses) if u is not None]
+
+
+def _subscripts_kept(expr: Optional[ast.expr], use) -> bool:
+    """Whether following ``expr`` back through the macro parameters (as
+    ``sides.trace`` does) only ever replaces bare names: a macro's
+    ``buf[:, 0:4]`` on a parameter ``buf`` is a region of whatever the caller
+    passed, which the traced expression no longer shows."""
+    from .calls import bind_arguments
+
+    owner = use.use.owner
+    level = len(use.via)
+    while expr is not None and level > 0 and isinstance(owner, Function) and owner.is_macro:
+        base = expr
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in owner.params:
+            return True
+        if base is not expr:
+            return False
+        hop = use.via[level - 1]
+        expr = bind_arguments(hop.macro.node, hop.call).get(base.id)
+        owner = hop.caller
+        level -= 1
+    return True
 
 
 def _tensor_params(fn: Function) -> Dict[str, Optional[int]]:
@@ -454,7 +734,36 @@ def _annotations(kernel) -> List[Tuple[str, ast.expr]]:
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
-def _scalar_arith(fn: Function) -> List[ScalarArith]:
+def _vector_loop_prim(stmt: ast.stmt, fn: Function) -> Optional[str]:
+    it = stmt.iter if isinstance(stmt, ast.For) else None
+    if isinstance(it, ast.Call):
+        q = qualname(it.func, fn)
+        prim = canonical_prim(q) if q else None
+        if prim in ("Parallel", "vectorized"):
+            return prim
+    return None
+
+
+def _vector_loop_calls(fn: Function, cache: Dict[int, set]) -> set:
+    """ids of the calls inside ``T.Parallel`` / ``T.vectorized`` loops of a
+    function's own body (nested defs are other functions)."""
+    found = cache.get(id(fn))
+    if found is not None:
+        return found
+    found = cache[id(fn)] = set()
+    stack = list(getattr(fn.node, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.For) and _vector_loop_prim(node, fn):
+            found.update(id(n) for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Call))
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _scalar_arith(fn: Function, is_buffer) -> List[ScalarArith]:
     """Assignments in the prim_func body, outside ``T.Parallel`` /
     ``T.vectorized`` loops, that apply + - * / to a load of an on-chip buffer
     (``ub[i]``) or to a local bound once to such a load (``a = ub[i]``).
@@ -463,12 +772,12 @@ def _scalar_arith(fn: Function) -> List[ScalarArith]:
     for name, binds in fn.assigns.items():
         if len(binds) == 1 and isinstance(binds[0].value, ast.Subscript):
             base = binds[0].value.value
-            if isinstance(base, ast.Name) and base.id in fn.allocs:
+            if isinstance(base, ast.Name) and is_buffer(base.id):
                 loads[name] = base.id
     out: List[ScalarArith] = []
 
     def operand(node: ast.expr) -> Optional[str]:
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in fn.allocs:
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_buffer(node.value.id):
             return node.value.id
         if isinstance(node, ast.Name) and node.id in loads:
             return loads[node.id]
@@ -520,28 +829,41 @@ def _scalar_arith(fn: Function) -> List[ScalarArith]:
     return out
 
 
-_CACHE_ATTR = "_tla_facts"
-
-
 def facts(model, kernel) -> KernelFacts:
-    """The kernel's facts, built on first use and kept for the model's life."""
-    cache = _cache_of(model)
-    found = cache.get(id(kernel))
-    if found is None or found.kernel is not kernel:
-        found = KernelFacts(model, kernel)
-        cache[id(kernel)] = found
+    """The kernel's facts, built on the first question and kept on the kernel
+    (``Kernel.onchip``) for the model's life: a run whose selected rules never
+    ask (``--select TLA00``) never builds a buffer table or a footprint."""
+    found = kernel.onchip
+    if found is None or found.model is not model:
+        found = kernel.onchip = KernelFacts(model, kernel)
     return found
 
 
-_CACHES: Dict[int, Tuple[object, Dict[int, KernelFacts]]] = {}
+_INT_ENUM_BASES = frozenset({"enum.IntEnum", "enum.IntFlag"})
 
 
-def _cache_of(model) -> Dict[int, KernelFacts]:
-    """Per-model cache without a slot on FileModel: keyed by the model's id
-    and checked by identity (ids are reused once a model is gone)."""
-    entry = _CACHES.get(id(model))
-    if entry is None or entry[0] is not model:
-        _CACHES.clear()  # one file is linted at a time: keep no older model alive
-        entry = (model, {})
-        _CACHES[id(model)] = entry
-    return entry[1]
+def int_value(value) -> Optional[int]:
+    """An int the evaluator holds: a plain int (not a bool), or a member of an
+    int enum (``class Ev(enum.IntEnum)``, ``class Ev(int, enum.Enum)``), which
+    TVMScript passes on as its int. Anything else: None."""
+    if type(value) is int:
+        return value
+    if isinstance(value, EnumMemberV) and type(value.value) is int and _int_enum(value.cls, 0):
+        return value.value
+    return None
+
+
+def _int_enum(cls, depth: int) -> bool:
+    """Whether an enum class of the user's derives from int (read from the
+    bases its ``class`` statement names, through the file's imports)."""
+    scope = getattr(cls, "scope", None)
+    node = getattr(scope, "node", None)
+    if not isinstance(node, ast.ClassDef) or depth > 8:
+        return False
+    for base in node.bases:
+        if isinstance(base, ast.Name) and base.id == "int":
+            return True
+        q = qualname(base, scope.parent) if scope.parent is not None else None
+        if q in _INT_ENUM_BASES:
+            return True
+    return any(_int_enum(b, depth + 1) for b in getattr(cls, "bases", ()))

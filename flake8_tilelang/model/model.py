@@ -147,7 +147,7 @@ class Kernel:
     """A ``@T.prim_func``: the configs that reach it (one per compile site),
     its launches and every primitive it uses."""
 
-    __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index")
+    __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index", "onchip")
 
     def __init__(self, func: Function, uses: List[KernelUse], resolver: Optional[Resolver] = None,
                  raw_uses: Optional[List[KernelUse]] = None):
@@ -161,6 +161,9 @@ class Kernel:
         self.raw_uses = raw_uses if raw_uses is not None else list(uses)
         self._by_config: Dict[int, List[KernelUse]] = {}
         self._index: Dict[int, Dict[str, List[KernelUse]]] = {}  # id(uses list) -> prim -> uses
+        # the on-chip facts (buffer table, footprints): built by ``buffers.facts`` on the
+        # first question a rule asks, so a run that selects no on-chip rule never builds them
+        self.onchip = None
 
     def __repr__(self) -> str:
         return "<Kernel %s line %d>" % (self.display_name, self.line)

@@ -55,9 +55,18 @@ the `target-chip` setting picks A5's larger UB and L0C).
   first to its last use in program order; buffers whose lifetimes do not
   overlap share memory, so a plain sum over the limit is not a finding.
 - `threads=2` halves dimension 0 of every UB buffer (each vector core holds
-  half). Buffers the compiler adds behind your back (reduce / sort
-  scratch, `T.Pipelined` stages) are not counted: the number is a lower
-  bound, and the rule stays silent when an extent or dtype is unknown.
+  half).
+- `T.Pipelined(..., num_stages=k)`, k >= 2: a UB or L1 buffer that a
+  statement of the loop body copies in from GM and a later statement reads
+  is kept k times when it is only mentioned inside the loop
+  (PipelinePlanning puts the GM copy in stage 0; InjectSoftwarePipeline
+  versions the buffer). The message shows it as `x3 stages`. A loop in a
+  macro, a body mixing Cube and Vector work (CrossCorePipeline) or an
+  annotated buffer keeps one copy.
+
+Buffers the compiler adds behind your back (reduce / sort scratch) are not
+counted: the number is a lower bound, and the rule stays silent when an
+extent or dtype is unknown.
 """,
     why="""
 With planning off the allocator never checks (`check_overflow = false`,
@@ -74,7 +83,8 @@ tile.
                           "compiled only with smaller arguments than its factory's defaults is judged by "
                           "the defaults when no call site in the file gives them (the message says so).",
     references="bug-classes §2.1; `src/transform/ascend_memory_planning.cc:34-38,324-437,507-560,852`; "
-               "`src/transform/ascend_vid_reduction.cc:112-125`; #159, #1286, #1646; commit 0071b14c.",
+               "`src/transform/ascend_vid_reduction.cc:112-125`; `src/transform/pipeline_planning.cc:430-540`; "
+               "`src/transform/inject_pipeline.cc:266-276,447-501`; #159, #1286, #1646; commit 0071b14c.",
 )
 def onchip_capacity_exceeded(model) -> Iterator[Report]:
     chip = chips.current()
@@ -124,20 +134,33 @@ Reports a `T.copy` between a kernel tensor (GM) and a UB buffer with more
 than one row whose row (`shape[-1] x sizeof(dtype)`) is not a multiple of 32
 bytes: `(M, 1)` float32 keepdim results, `block_N = 4` float32 tiles, 126
 float32 columns. 1-D buffers and single-row tiles are one burst and fine.
+
+For a UB buffer whose rows are aligned, a multi-row slice on the UB side is
+reported when its constant column range starts off a 32-byte boundary
+(`x_ub[:, 4:64]` in float32: the copy's UB address is misaligned), or is
+narrower than the row by a width that is not a multiple of 32 bytes
+(`x_ub[:, 0:30]` in float32, unless that width rounded up to 32 bytes is
+the row itself). Column ranges only known at run time, and slices a macro
+takes of a buffer parameter, are not judged.
 """,
     why="""
 The DMA (`DataCopyPad`) addresses the UB side in 32-byte blocks: every row
 starts on a 32-byte boundary (`src/tl_templates/ascend/common.h:220-234`
 counts the UB stride in 32-B blocks). With a shorter row, rows after the
 first land at the wrong place. Nothing checks it: the kernel compiles, runs
-and silently produces wrong data (#996, #1304, #1682, #1717).
+and silently produces wrong data (#996, #1304, #1682, #1717). For a column
+slice, code generation passes the slice's width as the UB row length
+(`src/op/ascend.cc:204-226`), so rows are laid out at that width rounded up
+to 32 bytes instead of the buffer's row pitch (PR #1537); and the UB side of
+`DataCopy`/`DataCopyPad` must start on a 32-byte boundary (#1773, PR #1774).
 """,
     fix="Pad the last dimension so a row is a multiple of 32 bytes (8 float32, 16 float16), copy row by "
-        "row into a 1-D buffer, or keep the result 1-D.",
+        "row into a 1-D buffer, or keep the result 1-D; copy whole rows of a UB buffer, or column ranges "
+        "whose start and width are multiples of 32 bytes.",
     known_false_positives="None known. Only whole buffers (or slices of them) that are copy endpoints are "
                           "judged; reduce outputs that only vector ops read are not.",
-    references="bug-classes §2.2; `src/op/ascend.cc:204-211`; `src/tl_templates/ascend/common.h:220-234`; "
-               "#996, #1304, #1682, #1717; PR #1453, #1537.",
+    references="bug-classes §2.2; `src/op/ascend.cc:204-226`; `src/tl_templates/ascend/common.h:197-234`; "
+               "#996, #1304, #1682, #1717, #1773; PR #1453, #1537, #1774.",
 )
 def ub_row_not_32b_aligned(model) -> Iterator[Report]:
     for kernel in model.kernels:
@@ -149,7 +172,7 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
             if len(gm) != 1 or len(onchip) != 1:
                 continue
             ub, other = onchip[0], gm[0]
-            if kf.memory.get(ub.name or "") != "UB":
+            if kf.memory.get(ub.name or "") != "UB" or not ub.exact:
                 continue
             for site in kf.sites:
                 if not site.compiles(copy.use):
@@ -158,12 +181,27 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
                 if buf is None or buf.shape is None or len(buf.shape) < 2:
                     continue
                 row = buf.row_bytes()
-                if row is None or row % 32 == 0:
+                if row is None:
                     continue
+                direction = "from" if ub is copy.dst else "to"
+                if row % 32 == 0:
+                    problem = _slice_problem(buf, ub, site)
+                    if problem is None:
+                        continue
+                    yield report(
+                        copy.use.report_node,
+                        "`%s` (%s %s) is copied %s GM `%s` through %s %s: the UB side of a copy must start on a "
+                        "32-byte boundary and keep the buffer's row pitch, so rows land at the wrong offset "
+                        "(silently wrong data)" % (buf.name, buf.dtype, "x".join(str(d) for d in buf.shape),
+                                                   direction, other.name, problem, _where(site.site)),
+                        help="Copy whole rows of the UB buffer (or a column range whose start and width are "
+                             "multiples of %d elements), or use a separate buffer as wide as the slice"
+                             % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
+                    )
+                    break
                 rows = _rows(buf, ub, site)
                 if rows is None or rows <= 1:
                     continue
-                direction = "from" if ub is copy.dst else "to"
                 yield report(
                     copy.use.report_node,
                     "`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s: UB rows must be a multiple "
@@ -174,6 +212,37 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
                          % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
                 )
                 break
+
+
+def _slice_problem(buf, end, site) -> Optional[str]:
+    """For a UB buffer whose rows are 32-byte aligned: a multi-row slice of it
+    whose constant column range starts off a 32-byte boundary (sub-case b:
+    the UB address of the copy is misaligned, PR #1774), or is narrower than
+    the row by a width that is not a multiple of 32 bytes (sub-case c: the
+    copy lays rows out at the slice's width rounded up to 32 bytes, not at
+    the buffer's pitch, `src/op/ascend.cc:204-226`). None when not provable."""
+    if end.indices is None or len(end.indices) != len(buf.shape):
+        return None
+    rows = _rows(buf, end, site)
+    if rows is None or rows <= 1:
+        return None
+    last = end.indices[-1]
+    if not isinstance(last, ast.Slice) or last.step is not None:
+        return None
+    width = buf.shape[-1]
+    lo = 0 if last.lower is None else site.site.value(last.lower)
+    hi = width if last.upper is None else site.site.value(last.upper)
+    if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= width:
+        return None
+    size = DTYPE_BYTES[buf.dtype]
+    shown = "`%s[..., %d:%d]` (%d rows)" % (buf.name, lo, hi, rows)
+    if lo * size % 32:
+        return "%s, whose columns start %d B into the row" % (shown, lo * size)
+    span = (hi - lo) * size
+    if hi - lo < width and span % 32 and -(-span // 32) * 32 != width * size:
+        return "%s, a column slice of %d B per row: each UB row is taken as %d B, not the buffer's %d B" % (
+            shown, span, -(-span // 32) * 32, width * size)
+    return None
 
 
 def _rows(buf, end, site) -> Optional[int]:
@@ -252,8 +321,10 @@ def gm_slice_scalar_last_dim(model) -> Iterator[Report]:
     what="""
 Reports a `T.set_flag(src, dst, id)` or `T.wait_flag(src, dst, id)` whose
 event id is provably a constant outside 0-7 (a literal, a module constant,
-a factory argument at a call site). Ids computed from loop variables
-(`k % 2`) are not judged.
+a factory argument at a call site, a member of an `IntEnum` sync table),
+also when a `@T.macro` makes the call with an id the kernel passes (the
+finding is on the kernel's macro call). Ids computed from loop variables
+(`k % 2`) are not judged, nor members of a plain `Enum` (not an int).
 """,
     why="""
 Each pipe pair has eight hardware event ids (CANN SetFlag/WaitFlag: 0-7 on
@@ -277,7 +348,7 @@ def event_id_out_of_range(model) -> Iterator[Report]:
         for use in kf.flags:
             if not kf.compiled(use):
                 continue
-            values = _event_ids(kf, use)
+            values = kf.event_ids(use)
             bad = next((v for v in values if not low <= v <= high), None)
             if bad is None:
                 continue
@@ -288,28 +359,6 @@ def event_id_out_of_range(model) -> Iterator[Report]:
                 % (use.prim, bad, low, high, chip.name, use.via_text()),
                 help="Use an event id in %d-%d" % (low, high),
             )
-
-
-def _event_ids(kf, use) -> List[int]:
-    call = use.use.call
-    if not isinstance(call, ast.Call):
-        return []
-    expr = call.args[2] if len(call.args) > 2 else next(
-        (kw.value for kw in call.keywords if kw.arg in ("eventId", "event_id")), None)
-    if expr is None:
-        return []
-    traced, owner = trace(expr, use, kf.kernel.func)
-    out = []
-    if owner is kf.kernel.func and traced is not None:
-        for site in kf.sites:
-            v = site.site.value(traced)
-            if type(v) is int:
-                out.append(v)
-    if not out:
-        v = kf.kernel.arg_value(use, 2, "eventId")
-        if type(v) is int:
-            out.append(v)
-    return out
 
 
 def _transpose_b(use, site) -> object:
@@ -403,9 +452,13 @@ def cube_dtype_unsupported(model) -> Iterator[Report]:
 Reports an assignment in a prim_func body, outside `T.Parallel` (and
 `T.vectorized`) loops, that applies `+ - * /` to an element loaded from a
 float16 or bfloat16 on-chip buffer (`out[i] = a[i] + b[i]`,
-`x = a_ub[k]` then `x * 2`, `acc[i] += v`). What `T.Parallel` vectorises
-and operands wrapped in `T.cast(..., "float32")` are fine; a plain copy
-`a[i] = b[i]` has no arithmetic and is fine.
+`x = a_ub[k]` then `x * 2`, `acc[i] += v`). The same in a `@T.macro` the
+kernel calls (also through other macros, also from another module) is
+reported on the kernel's macro call: the macro's buffer parameters are
+followed back to the kernel's buffers, whose dtypes are evaluated at each
+call site of the factory. What `T.Parallel` vectorises (a macro called
+inside one included) and operands wrapped in `T.cast(..., "float32")` are
+fine; a plain copy `a[i] = b[i]` has no arithmetic and is fine.
 """,
     why="""
 The AI Core's scalar unit has no half-precision arithmetic: BiSheng stops
@@ -426,15 +479,17 @@ def half_scalar_arith(model) -> Iterator[Report]:
             continue
         for site_arith in kf.scalar_arith:
             for site in kf.sites:
+                if site_arith.via and not any(site.compiles(u) for u in site_arith.uses):
+                    continue  # the macro call is in a branch this site drops
                 half = [n for n in site_arith.buffers if n in site.buffers and site.buffers[n].dtype in HALF]
                 if not half:
                     continue
                 buf = site.buffers[half[0]]
                 yield report(
-                    site_arith.node,
-                    "scalar %s arithmetic on an element of `%s` outside T.Parallel %s: BiSheng rejects it (\"half "
-                    "precision operation is not allowed in aicore function\")" % (buf.dtype, buf.name,
-                                                                                  _where(site.site)),
+                    site_arith.report_node,
+                    "scalar %s arithmetic on an element of `%s` outside T.Parallel%s %s: BiSheng rejects it "
+                    "(\"half precision operation is not allowed in aicore function\")" % (
+                        buf.dtype, buf.name, site_arith.via_text(), _where(site.site)),
                     help="Cast the operands with T.cast(..., \"float32\"), or vectorise with T.tile.* / "
                          "T.Parallel",
                 )
