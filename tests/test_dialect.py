@@ -194,3 +194,15 @@ def test_cli_target_flag_pyproject_and_inventory(tmp_path, monkeypatch, capsys):
     assert main(["kernels", "--isolated", "."]) == 0
     table = capsys.readouterr().out
     assert table.splitlines()[0].split()[3] == "TARGET" and " ascendc " in table.splitlines()[1]
+
+
+def test_server_setting_target_overrides_the_pyproject(tmp_path):
+    from flake8_tilelang.server.lsp import client_settings, namespace
+    from flake8_tilelang.settings import build_settings
+
+    (tmp_path / "pyproject.toml").write_text('[tool.flake8-tilelang]\ntarget = "ascendc"\n')
+    ns = namespace(client_settings({"flake8-tilelang": {"target": "npuir"}}), str(tmp_path))
+    assert ns.target == "npuir"
+    assert build_settings(ns, str(tmp_path)).target == "npuir"
+    ns = namespace(client_settings({}), str(tmp_path))
+    assert ns.target is None and build_settings(ns, str(tmp_path)).target == "ascendc"

@@ -55,6 +55,11 @@ FIXTURE_SKIPS = {
                                                      "that does not exist on purpose)",
     "fixtures/crossmod/proj/kernels_pkg/side_effect_configs.py": "never run: it writes a marker file to prove "
                                                                  "the checker never executes it",
+    "fixtures/crossmod/src_roots/kernels/row_softmax_exp.py": "imports `compiler` from the `src` root "
+                                                              "python/, which the fixture does not put "
+                                                              "on sys.path",
+    "fixtures/crossmod/src_roots/python/compiler/tl_ops/__init__.py": "package `compiler.tl_ops` below the `src` "
+                                                                      "root python/, not on sys.path",
     "fixtures/kernels/macro_transitive_sync_scope.py": "relative import outside a package",
     "fixtures/kernels/unknown_configs_silent.py": "relative import outside a package",
     "fixtures/kernels/upstream_cuda_tilelang_silent.py": "upstream CUDA TileLang's PassConfigKey member "
