@@ -274,6 +274,34 @@ kernel = tilelang.compile(build(1), pass_configs=CFG)
     (d,) = verdict([{"line": line - 1, "switches": on}], kline=8).disagreements
     assert d.startswith("phantom compile")
     assert verdict([{"line": line - 1, "switches": on}], kline=8, strict=False).disagreements == []
+    # the target: no `target=` is the default route, Ascend C; "unknown" never disagrees
+    assert driver.compare(str(path), recorded, [{"line": 9, "name": "main", "sites": [{"line": line, "switches": on}],
+                                                 "targets": ["unknown"]}], True).disagreements == []
+    (d,) = driver.compare(str(path), recorded, [{"line": 9, "name": "main", "sites": [{"line": line, "switches": on}],
+                                                 "targets": ["npuir"]}], True).disagreements
+    assert d == "wrong target: kernel main (line 9): engine npuir, CPython ascendc"
+
+
+@pytest.mark.parametrize("call", [
+    'tilelang.compile(build(1), target="npuir")',
+    'tilelang.compile(build(1), target=TARGET)',
+    'tilelang.compile(build(1), target="pto", pass_configs=CFG)',
+    'tilelang.compile(build(1), target=TARGETS[1])',
+    'tilelang.lower(build(1), "npuir")',
+    'tilelang.jit(target=TARGET)(build)(1)',
+    'tilelang.compile(build(1), **dict(target=TARGET))',
+    'tilelang.compile(build(1), target="cuda")',
+])
+def test_the_engine_agrees_on_each_sites_target(stub, tmp_path, call):
+    src = HEAD + 'CFG = {"tl.ascend_auto_sync": True}\nTARGET = "npuir"\nTARGETS = ("pto", TARGET)\n' + call + "\n"
+    path = tmp_path / "gen_target.py"
+    path.write_text(src)
+    recorded = driver.run_module(str(path))
+    assert [r["dialect"] for r in recorded] == ["other" if "cuda" in call else
+                                                "ascendc" if "pto" in call else "npuir"]
+    engine = driver.engine_answer(str(path))
+    assert driver.compare(str(path), recorded, engine, True).disagreements == []
+    assert engine[0]["sites"] and engine[0]["targets"] in (["unknown"], [recorded[0]["dialect"]])
 
 
 # -- fixtures ----------------------------------------------------------------
