@@ -2,12 +2,15 @@
 `target` setting, and the Ascend C rules staying out of npuir kernels."""
 import ast
 import json
+import os
 import textwrap
 
 import pytest
 
 from flake8_tilelang.engine import check_tree
 from helpers import model
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HEAD = '''
 import os
@@ -206,3 +209,20 @@ def test_server_setting_target_overrides_the_pyproject(tmp_path):
     assert build_settings(ns, str(tmp_path)).target == "npuir"
     ns = namespace(client_settings({}), str(tmp_path))
     assert ns.target is None and build_settings(ns, str(tmp_path)).target == "ascendc"
+
+
+def test_migrate_leaves_npuir_kernels_alone(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from flake8_tilelang.cli import main
+
+    here = tmp_path / "k.py"
+    shutil.copy(os.path.join(ROOT, "fixtures", "kernels", "npuir_target_per_site.py"), str(here))
+    monkeypatch.chdir(tmp_path)
+    assert main(["migrate", "--isolated", "--diff", "k.py"]) in (0, 1)
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    for name in ("gemm_then_exp.main", "tile_add.add", "scaled_copy.copy_scaled"):
+        assert "%s (unknown): skipped: an AscendNPU IR kernel" % name in out
+    assert 'T.Scope("Cube")' not in "".join(line for line in out.splitlines(True) if line.startswith("-"))
+    assert "vector_exp.exp_rows (Expert): migrated" in out

@@ -484,7 +484,13 @@ def cmd_migrate(args) -> int:
         source, tree, error = parse(display, data)
         if tree is None or source is None:
             continue  # `check` reports it
-        fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
+        from ..model.dialect import DEFAULT as DIALECT
+
+        token = DIALECT.set(getattr(finder.for_path(display), "target", None) or "ascendc")
+        try:
+            fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
+        finally:
+            DIALECT.reset(token)
         plans.append(fp)
         if fp.new_text is None:
             continue
