@@ -58,6 +58,15 @@ JIT_NAMES = frozenset({"tilelang.jit", "tilelang.jit.jit"})
 AUTOTUNE_NAMES = frozenset({"tilelang.autotune", "tilelang.autotuner.autotune"})
 COMPILE_NAMES = frozenset({"tilelang.compile", "tilelang.jit.compile"})
 LOWER_NAMES = frozenset({"tilelang.lower", "tilelang.engine.lower", "tilelang.engine.lower.lower"})
+# Compile targets (``target=`` of jit / compile / lower), by dialect: tile-ai/tilelang-ascend
+# ascendc_pto `tilelang/utils/target.py` maps "ascendc" and "pto" to its Ascend C route and
+# "auto" (the default) to it when an NPU is present; the npuir branch's jit/compile default
+# to "npuir" (`tilelang/jit/__init__.py`), so "auto" / no target is the installed branch's
+# default: the `target` setting. Any other value: unknown.
+ASCENDC, NPUIR = "ascendc", "npuir"
+DIALECTS = (ASCENDC, NPUIR)
+DEFAULT_TARGET = "default"
+TARGET_DIALECTS = {"ascendc": ASCENDC, "pto": ASCENDC, "npuir": NPUIR, "auto": DEFAULT_TARGET}
 PASS_CONTEXT_NAMES = frozenset({
     "tvm.transform.PassContext",
     "tvm.ir.transform.PassContext",

@@ -44,6 +44,8 @@ def check_tree(
     wanted: Optional[Callable[[str], bool]] = None,
     file_noqa: bool = True,
     chip: Optional[str] = None,
+    target: Optional[str] = None,
+    src: Optional[Sequence[str]] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file, sorted and at most one per (line, code).
 
@@ -51,7 +53,26 @@ def check_tree(
     ``wanted(code)`` filters which rules run (None: all).
     ``file_noqa``: honour ``# flake8-tilelang: noqa[: codes]`` in the file.
     ``chip``: the ``target-chip`` setting the on-chip rules assume (None: A2/A3).
+    ``target``: the ``target`` setting, the dialect of compile sites that name
+    none ("ascendc" or "npuir"; None: ascendc).
+    ``src``: the ``src`` setting, first-party roots (absolute folders).
     """
+    if src:
+        from .model.project import SRC
+
+        token = SRC.set(tuple(src))
+        try:
+            return check_tree(tree, lines, filename, wanted, file_noqa, chip, target)
+        finally:
+            SRC.reset(token)
+    if target is not None:
+        from .model.dialect import DEFAULT
+
+        token = DEFAULT.set(target)
+        try:
+            return check_tree(tree, lines, filename, wanted, file_noqa, chip)
+        finally:
+            DEFAULT.reset(token)
     if chip is not None:
         from .model.chip import TARGET
 

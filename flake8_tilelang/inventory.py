@@ -152,16 +152,20 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
         diags = [{"code": f.code, "line": f.line, "column": f.char_col, "message": f.message,
                   "severity": f.severity}
                  for f in findings if first <= f.line <= last or f.line in config_lines]
+        # the TL_ASCEND modes are Ascend C's: an npuir kernel (or one that may be) has none
+        ascendc = kernel.applies((C.ASCENDC,))
         out.append({
             "file": display,
             "line": kernel.line,
             "kernel": kernel.name,
             "factory": _factory(kernel),
-            "mode": kernel_mode([s["mode"] for s in sites]),
+            "target": kernel.dialect or "unknown",
+            "targets": [t or "unknown" for t in kernel.targets],
+            "mode": kernel_mode([s["mode"] for s in sites]) if ascendc else "unknown",
             "sites": sites,
             "threads": _threads(kernel),
             "counts": n,
-            "footprint": footprint(model, kernel),
+            "footprint": footprint(model, kernel) if ascendc else None,  # Ascend C's memory planning
             "diagnostics": diags,
         })
     return out
@@ -211,11 +215,18 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
             continue
         try:
             from .model.chip import TARGET
+            from .model.dialect import DEFAULT as DIALECT
 
             token = TARGET.set(getattr(settings, "target_chip", None) or "A2/A3")
+            from .model.project import SRC
+
+            dialect = DIALECT.set(getattr(settings, "target", None) or "ascendc")
+            src = SRC.set(tuple(getattr(settings, "src", None) or ()))
             try:
                 entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
             finally:
+                SRC.reset(src)
+                DIALECT.reset(dialect)
                 TARGET.reset(token)
         except (RecursionError, MemoryError) as exc:  # like `check`: one file never ends the run
             errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
@@ -290,14 +301,15 @@ def _diag_cell(diags: Sequence[Dict[str, object]]) -> str:
 
 
 def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, object]]) -> str:
-    header = ["LOCATION", "KERNEL", "FACTORY", "MODE"] + [SHORT[k] for k in C.SWITCHES] + [
+    header = ["LOCATION", "KERNEL", "FACTORY", "TARGET", "MODE"] + [SHORT[k] for k in C.SWITCHES] + [
         "THREADS", "SCOPES", "SYNCS", "XFLAGS", "ALLOCS", "FOOTPRINT", "DIAGNOSTICS"]
     rows = [header]
     for e in entries:
         n: Dict[str, int] = e["counts"]  # type: ignore[assignment]
         diags: List[Dict[str, object]] = e["diagnostics"]  # type: ignore[assignment]
         rows.append(
-            ["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"), str(e["mode"])]
+            ["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"),
+             "/".join(e["targets"]), str(e["mode"])]  # type: ignore[arg-type]
             + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
             + [_threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),
                str(n["cross_core_flags"]), str(n["expert_allocs"]), _footprint_cell(e), _diag_cell(diags)])
@@ -309,6 +321,9 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
     lines.append("%d kernel%s in %d file%s: %s." % (
         s["kernels"], "" if s["kernels"] == 1 else "s", s["files"], "" if s["files"] == 1 else "s",
         ", ".join("%d %s" % (modes[m], m) for m in MODES)))  # type: ignore[index]
+    lines.append("Target: the dialect of each compile site (ascendc = Ascend C / PTO, npuir = AscendNPU IR, "
+                 "where the site names none: the `target` setting); Modes and the TL_ASCEND switches are "
+                 "Ascend C's.")
     lines.append("Switch cells: on@14 = set on at line 14 (file:line when set in another module); "
                  "off without a line = not set, so off; ? = unknown; one value per compile site, "
                  "separated by /.")

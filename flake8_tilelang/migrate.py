@@ -143,7 +143,7 @@ def _plan(out: FilePlan, source: SourceFile, tree: ast.Module, model, only, anno
         vector = pure_vector(kernel)
         only_scopes = not any(v for k, v in n.items() if k != "scopes")
         mode = kernel_mode([config_mode(c, expert, vector, only_scopes) for c in kernel.configs]) \
-            if kernel.configs else UNKNOWN
+            if kernel.configs and kernel.applies((C.ASCENDC,)) else UNKNOWN
         if only and not only & {kernel.name, kernel.display_name, kernel.display_name.split(".")[0]}:
             continue
         plan = KernelPlan(kernel.display_name, kernel.line, mode)
@@ -342,6 +342,9 @@ class _Planner:
 
     # -- skips --------------------------------------------------------------------------
     def skip_reason(self, kernel) -> str:
+        if not kernel.applies((C.ASCENDC,)):
+            return ("an AscendNPU IR kernel (target=\"npuir\", or an unknown target and npuir scopes or "
+                    "primitives): Expert and Developer mode are Ascend C's")
         if not kernel.configs or not kernel.sites:
             return "no compile site found for it in this file"
         for config in kernel.configs:

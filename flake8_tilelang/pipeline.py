@@ -360,7 +360,8 @@ def _engine(tree, lines, display, settings):
 
     # the pipeline applies (or, with --disable-noqa, skips) the file directive itself
     return check_tree(tree, lines, display, wanted=settings.enabled.__contains__, file_noqa=False,
-                      chip=settings.target_chip)
+                      chip=settings.target_chip, target=getattr(settings, "target", None),
+                      src=getattr(settings, "src", None))
 
 
 def _finish(display: str, source: SourceFile, diagnostics, settings: Settings,

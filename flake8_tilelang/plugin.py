@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import ast
 import gc
-from typing import Any, ClassVar, FrozenSet, Iterator, List, Sequence, Tuple
+import os
+from typing import Any, ClassVar, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
 from .constants import MARKER, OPT_IN_CODES
@@ -31,6 +32,10 @@ class Plugin:
     # flake8's own decision (select / ignore, extend-*): a rule whose every code
     # flake8 would drop is not run at all (None: run every rule, flake8 filters)
     _decide: ClassVar[Any] = None
+    # `tilelang-target` / `tilelang-src` from flake8's configuration (the CLI's
+    # `target` / `src`); None / () when not given
+    _target: ClassVar[Optional[str]] = None
+    _src: ClassVar[Tuple[str, ...]] = ()
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str):
         self.tree = tree
@@ -42,6 +47,13 @@ class Plugin:
         # a constant (checked against the registry by the tests), so flake8's
         # start-up never imports the rules
         manager.extend_default_ignore(list(OPT_IN_CODES))
+        manager.add_option("--tilelang-target", parse_from_config=True, default=None,
+                           help="TileLang dialect of compile sites that name no target: ascendc "
+                                "(default) or npuir")
+        manager.add_option("--tilelang-src", parse_from_config=True, comma_separated_list=True,
+                           normalize_paths=True, default=[],
+                           help="first-party source roots for `from compiler.x import y` "
+                                "(like Ruff's src; folders inside the project)")
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -51,6 +63,15 @@ class Plugin:
         cls._explicit = frozenset(s.strip().upper() for s in selected if s)
         cls._disable_noqa = bool(getattr(options, "disable_noqa", False))
         cls._decide = _decision_engine(options)
+        target = getattr(options, "tilelang_target", None)
+        cls._target = None
+        if target:
+            cls._target = {"ascendc": "ascendc", "pto": "ascendc", "npuir": "npuir"}.get(str(target).strip().lower())
+            if cls._target is None:
+                raise ValueError("flake8-tilelang: --tilelang-target must be ascendc or npuir, got %r" % target)
+        src = getattr(options, "tilelang_src", None) or []
+        # the engine's loader searches a folder only inside the linted file's project root
+        cls._src = tuple(os.path.abspath(p) for p in src if isinstance(p, str) and p)
 
     @classmethod
     def _wanted(cls, code: str) -> bool:
@@ -89,7 +110,7 @@ class Plugin:
             return []  # `--select=E,F`: flake8 would drop every TLA code, build no model
         out = []
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
-                            file_noqa=not self._disable_noqa):
+                            file_noqa=not self._disable_noqa, target=self._target, src=self._src):
             rule = REGISTRY.get(d.code)
             out.append((d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)))
         return out

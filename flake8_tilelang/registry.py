@@ -25,7 +25,8 @@ class Rule:
     def __init__(self, *, code: str, name: str, severity: str, confidence: str, summary: str, what: str,
                  why: str, fix: str, known_false_positives: str, references: str,
                  check: Optional[Callable] = None, default_enabled: bool = True, preview: bool = False,
-                 since: str = "0.1.0", yields_to: tuple = (), autofix: str = ""):
+                 since: str = "0.1.0", yields_to: tuple = (), autofix: str = "",
+                 dialects: tuple = ("ascendc",)):
         self.code = code
         self.name = name  # kebab-case
         self.severity = severity  # error / warning / info
@@ -46,6 +47,10 @@ class Rule:
         # What ``check --fix`` does for this rule and how safe it is (the
         # docs' "Fix" section); empty when the rule has no fix.
         self.autofix = autofix
+        # The TileLang-Ascend dialects whose kernels this rule judges ("ascendc":
+        # the Ascend C / PTO route, "npuir": AscendNPU IR). The engine hands the
+        # rule the model's view of those kernels only (``FileModel.for_dialects``).
+        self.dialects = tuple(dialects)
 
     def __repr__(self) -> str:
         return "Rule(%s %s)" % (self.code, self.name)
@@ -53,6 +58,8 @@ class Rule:
     def run(self, model) -> List[Diagnostic]:
         """The check's findings as Diagnostics with this rule's code and
         default severity (a rule yields ``report(...)`` drafts)."""
+        if hasattr(model, "for_dialects"):
+            model = model.for_dialects(self.dialects)
         return [found.finish(self.code, self.severity) for found in self.check(model)]  # type: ignore[misc]
 
     @property
@@ -73,6 +80,7 @@ class Rule:
                 return []
 
         state = "on by default" if self.default_enabled else "opt-in (select it explicitly)"
+        shown = {"ascendc": "Ascend C / PTO", "npuir": "AscendNPU IR"}
         parts = [
             "# %s %s" % (self.code, self.name),
             "",
@@ -80,6 +88,11 @@ class Rule:
                 self.severity, self.confidence, state[0].upper() + state[1:],
                 ", preview" if self.preview else "", self.since),
             "",
+        ]
+        if self.check is not None:
+            parts += ["Dialects: %s kernels (`target=` of the compile site, or the `target` setting; "
+                      "see the README, *Targets*)." % " and ".join(shown.get(d, d) for d in self.dialects), ""]
+        parts += [
             "## What it does", "", self.what.strip(), "",
             "## Why is this bad", "", self.why.strip(), "",
         ]

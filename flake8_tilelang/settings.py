@@ -447,6 +447,11 @@ class Settings:
     show_fixes: bool = False
     # The chip the capacity/dtype rules compare with ("A2/A3", "A2", "A3", "A5")
     target_chip: str = "A2/A3"
+    # The dialect of compile sites that name no target ("ascendc" or "npuir")
+    target: str = "ascendc"
+    # Ruff's ``src``: first-party roots for ``from compiler.x import y`` (absolute
+    # paths, inside the folder of the configuration that names them)
+    src: Tuple[str, ...] = ()
 
     # The effective lists
     @property
@@ -472,7 +477,8 @@ class Settings:
     def fingerprint(self) -> str:
         """Everything that changes what ``check`` reports for a given file."""
         return repr((sorted(self.enabled), self.per_file_ignores, self.project_root,
-                     self.report_unused_noqa, self.disable_noqa, self.target_chip))
+                     self.report_unused_noqa, self.disable_noqa, self.target_chip, self.target,
+                     self.src))
 
 
 def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend_select, ignore,
@@ -493,7 +499,8 @@ def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend
 # -- pyproject -----------------------------------------------------------------
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip")
+        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip", "target",
+        "src")
 BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 
 
@@ -645,6 +652,10 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
             out[key] = value
         elif key == "target-chip":
             out[key] = chip_setting(value, where)
+        elif key == "target":
+            out[key] = target_setting(value, where)
+        elif key == "src":
+            out[key] = src_setting(_str_list(value, where), os.path.dirname(os.path.abspath(path)), where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError("%s: expected a table of pattern = [codes], got %s" % (
@@ -691,6 +702,41 @@ def parse_per_file_ignores(values: Sequence[str], codes: Sequence[str]):
 
 
 _FIND = object()
+
+
+def src_setting(entries: Sequence[str], base: str, where: str) -> Tuple[str, ...]:
+    """``src`` folders (relative to ``base``, the configuration's folder) as
+    absolute paths; each must stay inside ``base``, also once symlinks are
+    resolved (a folder that does not exist yet is kept: it holds no module)."""
+    out: List[str] = []
+    real_base = os.path.realpath(base)
+    for entry in entries:
+        if not entry.strip() or "\x00" in entry:
+            raise ConfigError("%s: %r is not a folder name" % (where, entry))
+        if os.path.isabs(entry) or os.path.splitdrive(entry)[0]:
+            raise ConfigError("%s: %r is absolute; give a folder relative to %s" % (where, entry, base))
+        path = os.path.normpath(os.path.join(base, entry))
+        for candidate, root in ((path, os.path.normpath(base)), (os.path.realpath(path), real_base)):
+            try:
+                inside = os.path.commonpath([candidate, root]) == root
+            except ValueError:  # another drive
+                inside = False
+            if not inside:
+                raise ConfigError("%s: %r is outside the project folder %s%s" % (
+                    where, entry, base, " once symlinks are resolved" if candidate != path else ""))
+        out.append(path)
+    return tuple(dict.fromkeys(out))
+
+
+def target_setting(value, where: str) -> str:
+    """A ``target`` value: "ascendc" (also "pto") or "npuir"."""
+    from .model.dialect import NAMES, normalise
+
+    dialect = normalise(value)
+    if dialect is None:
+        raise ConfigError("%s: unknown target %r; choose one of %s (default ascendc)" % (
+            where, value if isinstance(value, str) else _type(value), ", ".join(NAMES)))
+    return dialect
 
 
 def chip_setting(value, where: str) -> str:
@@ -795,6 +841,9 @@ def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settin
         show_fixes=_switch(args, "show_fixes", conf),
         target_chip=chip_setting(getattr(args, "target_chip", None), "--target-chip")
         if getattr(args, "target_chip", None) else str(conf.get("target-chip", "A2/A3")),
+        target=target_setting(getattr(args, "target", None), "--target")
+        if getattr(args, "target", None) else str(conf.get("target", "ascendc")),
+        src=tuple(conf.get("src", ())),  # type: ignore[arg-type]
     )
 
 

@@ -1,5 +1,6 @@
 """Shared test helpers: run the engine on source text or a fixture file."""
 import ast
+import os
 import re
 import textwrap
 
@@ -74,8 +75,15 @@ def wanted_for(source):
     return wanted
 
 
+SRC_RE = re.compile(r"#\s*tla-src:\s*(\S+)")
+
+
 def lint_file(path):
+    """Lint a fixture; a `# tla-src: ../python` comment gives the `src` setting
+    (folders relative to the fixture's folder, as its pyproject.toml says)."""
     with open(path, encoding="utf-8") as f:
         source = f.read()
     lines = source.splitlines(keepends=True)
-    return check_tree(ast.parse(source, path), lines, path, wanted=wanted_for(source))
+    src = [os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), m.group(1)))
+           for m in SRC_RE.finditer(source)]
+    return check_tree(ast.parse(source, path), lines, path, wanted=wanted_for(source), src=src or None)

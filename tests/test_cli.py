@@ -589,6 +589,7 @@ def test_kernels_inventory_table_and_json(proj, capsys):
     assert exp["mode"] == "Expert"
     assert exp["counts"] == {"scopes": 1, "manual_syncs": 2, "cross_core_flags": 0, "expert_allocs": 1}
     assert by[("dev.py", "loose")]["mode"] == "unknown"
+    assert {e["target"] for e in data["kernels"]} == {"ascendc"}  # no target given: the setting's
     k = by[("k.py", "vec_exp")]
     assert k["mode"] == "Mixed"
     assert [(d["code"], d["line"]) for d in k["diagnostics"]] == [("TLA001", 16), ("TLA002", 18)]
@@ -596,7 +597,7 @@ def test_kernels_inventory_table_and_json(proj, capsys):
 
     code, out, _ = run(["kernels", "."], capsys)
     header, *rows = out.splitlines()
-    assert header.split()[:4] == ["LOCATION", "KERNEL", "FACTORY", "MODE"]
+    assert header.split()[:5] == ["LOCATION", "KERNEL", "FACTORY", "TARGET", "MODE"]
     assert any(r.startswith("./dev.py:15") and " Developer " in r and "on@5" in r for r in rows)
     assert any(r.startswith("./k.py:13") and "TLA001 TLA002" in r for r in rows)
     assert "4 kernels in 2 files: 1 Developer, 1 Expert, 1 Mixed, 1 unknown." in out

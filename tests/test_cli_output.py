@@ -378,7 +378,9 @@ def test_plugin_and_cli_report_the_same(tmp_path, capsys, monkeypatch, fixtures_
                    if os.path.isdir(os.path.join(ROOT, "fixtures", "rules", c))]
     runs = ((["--select=TLA"], ["fixtures", str(cases)]),
             (["--select=TLA," + ",".join(opt_in)], opt_in_dirs + [str(cases)]))
-    procs = [subprocess.Popen([sys.executable, "-m", "flake8", "--isolated"] + sel + paths,
+    # the `src` setting the CLI reads from fixtures/crossmod/src_roots/pyproject.toml, given to flake8
+    src = ["--tilelang-src", os.path.join("fixtures", "crossmod", "src_roots", "python")]
+    procs = [subprocess.Popen([sys.executable, "-m", "flake8", "--isolated"] + src + sel + paths,
                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for sel, paths in runs]
     monkeypatch.chdir(ROOT)

@@ -55,6 +55,11 @@ FIXTURE_SKIPS = {
                                                      "that does not exist on purpose)",
     "fixtures/crossmod/proj/kernels_pkg/side_effect_configs.py": "never run: it writes a marker file to prove "
                                                                  "the checker never executes it",
+    "fixtures/crossmod/src_roots/kernels/row_softmax_exp.py": "imports `compiler` from the `src` root "
+                                                              "python/, which the fixture does not put "
+                                                              "on sys.path",
+    "fixtures/crossmod/src_roots/python/compiler/tl_ops/__init__.py": "package `compiler.tl_ops` below the `src` "
+                                                                      "root python/, not on sys.path",
     "fixtures/kernels/macro_transitive_sync_scope.py": "relative import outside a package",
     "fixtures/kernels/unknown_configs_silent.py": "relative import outside a package",
     "fixtures/kernels/upstream_cuda_tilelang_silent.py": "upstream CUDA TileLang's PassConfigKey member "
@@ -269,6 +274,34 @@ kernel = tilelang.compile(build(1), pass_configs=CFG)
     (d,) = verdict([{"line": line - 1, "switches": on}], kline=8).disagreements
     assert d.startswith("phantom compile")
     assert verdict([{"line": line - 1, "switches": on}], kline=8, strict=False).disagreements == []
+    # the target: no `target=` is the default route, Ascend C; "unknown" never disagrees
+    assert driver.compare(str(path), recorded, [{"line": 9, "name": "main", "sites": [{"line": line, "switches": on}],
+                                                 "targets": ["unknown"]}], True).disagreements == []
+    (d,) = driver.compare(str(path), recorded, [{"line": 9, "name": "main", "sites": [{"line": line, "switches": on}],
+                                                 "targets": ["npuir"]}], True).disagreements
+    assert d == "wrong target: kernel main (line 9): engine npuir, CPython ascendc"
+
+
+@pytest.mark.parametrize("call", [
+    'tilelang.compile(build(1), target="npuir")',
+    'tilelang.compile(build(1), target=TARGET)',
+    'tilelang.compile(build(1), target="pto", pass_configs=CFG)',
+    'tilelang.compile(build(1), target=TARGETS[1])',
+    'tilelang.lower(build(1), "npuir")',
+    'tilelang.jit(target=TARGET)(build)(1)',
+    'tilelang.compile(build(1), **dict(target=TARGET))',
+    'tilelang.compile(build(1), target="cuda")',
+])
+def test_the_engine_agrees_on_each_sites_target(stub, tmp_path, call):
+    src = HEAD + 'CFG = {"tl.ascend_auto_sync": True}\nTARGET = "npuir"\nTARGETS = ("pto", TARGET)\n' + call + "\n"
+    path = tmp_path / "gen_target.py"
+    path.write_text(src)
+    recorded = driver.run_module(str(path))
+    assert [r["dialect"] for r in recorded] == ["other" if "cuda" in call else
+                                                "ascendc" if "pto" in call else "npuir"]
+    engine = driver.engine_answer(str(path))
+    assert driver.compare(str(path), recorded, engine, True).disagreements == []
+    assert engine[0]["sites"] and engine[0]["targets"] in (["unknown"], [recorded[0]["dialect"]])
 
 
 # -- fixtures ----------------------------------------------------------------

@@ -87,6 +87,10 @@ def _parser():
         g.add_argument("--target-chip", dest="target_chip", metavar="CHIP",
                        help="the chip the on-chip rules (TLA101, TLA120, TLA130) and the kernels "
                             "footprint assume: A2, A3 or A5 (default A2/A3, or `target-chip`)")
+        g.add_argument("--target", dest="target", metavar="DIALECT",
+                       help="the dialect of kernels whose compile site names no target: ascendc "
+                            "(Ascend C / PTO, the default) or npuir (AscendNPU IR: the Ascend C "
+                            "rules do not apply); or `target`")
         p.add_argument("--output-format", "--format", dest="output_format", choices=formats,
                        help="output format (default: %s, or `output-format` from the config)"
                        % default_help)

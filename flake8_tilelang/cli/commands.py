@@ -384,6 +384,8 @@ def cmd_config(args) -> int:
         "unsafe-fixes": settings.unsafe_fixes,
         "show-fixes": settings.show_fixes,
         "target-chip": settings.target_chip,
+        "target": settings.target,
+        "src": list(settings.src),
         "enabled": enabled,
         "not-enabled": disabled,
         "always-reported": list(ALWAYS_REPORTED),
@@ -411,6 +413,8 @@ def cmd_config(args) -> int:
         "show-fixes = %s" % json.dumps(settings.show_fixes),
         "target-chip = %s%s" % (json.dumps(settings.target_chip),
                                 default if settings.target_chip == "A2/A3" else ""),
+        "target = %s%s" % (json.dumps(settings.target), default if settings.target == "ascendc" else ""),
+        "src = %s" % _toml_list(list(settings.src)),
         "",
         "# enabled (%d): %s" % (len(enabled), ", ".join(enabled) or "none"),
         "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),
@@ -497,7 +501,13 @@ def cmd_migrate(args) -> int:
             (None,) + parse(display, data)[:2])
         if tree is None or source is None:
             continue  # `check` reports it
-        fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
+        from ..model.dialect import DEFAULT as DIALECT
+
+        token = DIALECT.set(getattr(finder.for_path(display), "target", None) or "ascendc")
+        try:
+            fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
+        finally:
+            DIALECT.reset(token)
         fp.notebook = nb
         plans.append(fp)
         if fp.new_text is None:

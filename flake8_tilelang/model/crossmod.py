@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from .. import constants as C
-from .project import project_root
+from .project import SRC, project_root
 
 MAX_MODULES = 16
 MAX_MODULE_BYTES = 2_000_000
@@ -132,6 +132,7 @@ class Loader:
         else:
             here = os.path.dirname(os.path.abspath(from_file))
             candidates = [here, self.directory, self.root, os.path.join(self.root, "src")]
+            candidates += [d for d in SRC.get() if self._inside(d)]  # the `src` setting
             dirs = tuple(dict.fromkeys(d for d in candidates if os.path.isdir(d)))
         for i in range(len(parts), 0, -1):
             path = self._find(dirs, tuple(parts[:i]))
@@ -175,6 +176,14 @@ class Loader:
             del _FIND_CACHE[next(iter(_FIND_CACHE))]
         _FIND_CACHE[key] = (stamp, path)
         return path
+
+    def _inside(self, folder: str) -> bool:
+        """A `src` folder inside this file's project root, symlinks resolved."""
+        real = os.path.realpath(folder)
+        try:
+            return os.path.commonpath([real, self.real_root]) == self.real_root
+        except ValueError:
+            return False
 
     def _is_users(self, path: str) -> bool:
         """Inside the project root once every symlink is resolved, and not

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from .. import constants as C
+from . import dialect as _dialect
 from .build import Builder
 from .config import PassConfig
 from .evaluate import DictV, export, truth
@@ -250,6 +252,39 @@ class Kernel:
     def launches(self) -> List[Launch]:
         return self.func.launches
 
+    @property
+    def targets(self) -> Tuple[Optional[str], ...]:
+        """The dialect of each compile site ("ascendc", "npuir", None: unknown),
+        once each; a kernel with no known site: the `target` setting's."""
+        if not self.sites:
+            return (_dialect.DEFAULT.get(),)
+        return tuple(dict.fromkeys(site.target for site in self.sites))
+
+    @property
+    def dialect(self) -> Optional[str]:
+        """"ascendc" or "npuir" when every compile site agrees and is known,
+        else None (unknown)."""
+        targets = self.targets
+        return targets[0] if len(targets) == 1 else None
+
+    @property
+    def npuir_signs(self) -> bool:
+        """The kernel is written in the npuir dialect by its look: a
+        ``T.Scope("Cube")`` / ``T.Scope("Vector")`` or a ``T.npuir_*`` primitive."""
+        return any(_dialect.npuir_only_scope(u.use.scope_name) if u.prim == "Scope" else u.prim.startswith("npuir_")
+                   for u in self.raw_uses)
+
+    def applies(self, dialects: Tuple[str, ...]) -> bool:
+        """Whether a rule about ``dialects`` judges this kernel: every dialect
+        it is compiled for is one of them. A site whose target is unknown
+        counts as Ascend C, unless the kernel looks like npuir
+        (``npuir_signs``): then nothing dialect-specific is said."""
+        targets = self.targets
+        known = {t for t in targets if t is not None}
+        if None in targets:
+            known.add(C.NPUIR if self.npuir_signs else C.ASCENDC)
+        return known <= set(dialects)
+
     def uses_of(self, *prims: str, maybe: bool = False,
                 config: Optional[PassConfig] = None) -> Iterator[KernelUse]:
         """Uses of these primitives (as compiled under ``config`` when given);
@@ -274,7 +309,7 @@ class Kernel:
 class Site:
     """A compile site, the config it applies and the kernels it reaches."""
 
-    __slots__ = ("site", "config", "kernels", "outside_pass_context")
+    __slots__ = ("site", "config", "kernels", "outside_pass_context", "target")
 
     def __init__(self, site: CompileSite, config: PassConfig, kernels: List[Kernel]):
         self.site = site
@@ -282,6 +317,18 @@ class Site:
         self.kernels = kernels
         # a tilelang.lower() that runs with no PassContext entered: every switch off
         self.outside_pass_context = False
+        # the dialect it compiles for ("ascendc", "npuir"; None: unknown)
+        self.target: Optional[str] = None
+
+    def applies(self, dialects: Tuple[str, ...]) -> bool:
+        """Like ``Kernel.applies``: an unknown target counts as Ascend C unless
+        a kernel it compiles looks like npuir or its config has ``npuir.`` keys."""
+        target = self.target
+        if target is None:
+            npuir = any(k.npuir_signs for k in self.kernels) or any(
+                key.startswith("npuir.") for key in self.config.entries)
+            target = C.NPUIR if npuir else C.ASCENDC
+        return target in dialects
 
     @property
     def line(self) -> int:
@@ -292,7 +339,7 @@ class FileModel:
     """Everything the rules know about one file."""
 
     __slots__ = ("filename", "imports_tilelang", "kernels", "sites", "resolver", "config_key_refs", "all_uses",
-                 "is_ascend")
+                 "is_ascend", "_views")
 
     def __init__(self, filename: str, imports_tilelang: bool, kernels: List[Kernel], sites: List[Site],
                  resolver: Optional[Resolver] = None,
@@ -311,10 +358,55 @@ class FileModel:
         # is not Ascend-specific by itself only judge files with an Ascend sign
         # (an NPU launch, an Ascend switch, an Ascend-only primitive).
         self.is_ascend = _looks_ascend(self)
+        self._views: Dict[Tuple[str, ...], "FileModel"] = {}
+
+    def for_dialects(self, dialects: Tuple[str, ...]) -> "FileModel":
+        """The model as a rule about ``dialects`` sees it (the one place
+        applicability is decided; the engine hands each rule this view): only
+        the kernels and compile sites ``applies`` keeps, the uses in them and
+        in the macros they reach, and the file's other uses and
+        ``PassConfigKey`` references when the file is of those dialects."""
+        key = tuple(dialects)
+        if set(C.DIALECTS) <= set(key):
+            return self
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = _view(self, key)
+        return view
 
     @classmethod
     def empty(cls, filename: str) -> "FileModel":
         return cls(filename, False, [], [])
+
+
+def _view(model: FileModel, dialects: Tuple[str, ...]) -> FileModel:
+    kernels = [k for k in model.kernels if k.applies(dialects)]
+    sites = [s for s in model.sites if s.applies(dialects)]
+    if len(kernels) == len(model.kernels) and len(sites) == len(model.sites) and \
+            (kernels or sites or _dialect.DEFAULT.get() in dialects):
+        return model
+    out = [k for k in model.kernels if k not in kernels]
+    bad = {id(k.func) for k in out} | {id(h.macro) for k in out for u in k.raw_uses for h in u.via}
+    good = {id(k.func) for k in kernels} | {id(h.macro) for k in kernels for u in k.raw_uses for h in u.via}
+    if kernels:
+        file_ok = True
+    elif out:
+        file_ok = False
+    elif model.sites:
+        file_ok = bool(sites)
+    else:
+        file_ok = _dialect.DEFAULT.get() in dialects
+    uses = [u for u in model.all_uses
+            if id(u.owner) in good or (id(u.owner) not in bad and file_ok)]
+    view = object.__new__(FileModel)
+    for slot in FileModel.__slots__:
+        setattr(view, slot, getattr(model, slot))
+    view.kernels = kernels
+    view.sites = sites
+    view.all_uses = uses
+    view.config_key_refs = model.config_key_refs if file_ok else []
+    view._views = {}
+    return view
 
 
 def build_model(tree: ast.Module, filename: str) -> FileModel:
@@ -357,6 +449,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             config = _event_config(event, filename)
             info = Site(site, config, [])
             info.outside_pass_context = event.outside_pass_context
+            info.target = _dialect.resolve(event.target)
             sites.append(info)
             if event.kernels is UNKNOWN:
                 continue

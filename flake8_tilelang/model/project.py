@@ -2,6 +2,13 @@
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
+from typing import Tuple
+
+# Ruff's ``src`` setting: extra first-party roots (absolute folders) where
+# ``from compiler.x import y`` is looked up; a folder outside the linted
+# file's project root is never searched (the Loader checks).
+SRC: ContextVar[Tuple[str, ...]] = ContextVar("flake8_tilelang_src", default=())
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini")
 

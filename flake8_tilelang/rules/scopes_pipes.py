@@ -42,8 +42,17 @@ with no diagnostic. `T.Scope("Vector")` (the spelling of the `npuir` branch)
 therefore compiles Vector code for the Cube core.
 """,
     fix='Write `T.Scope("V")` for Vector code and `T.Scope("C")` for Cube code.',
-    known_false_positives="None: non-literal arguments are not checked.",
-    references='`src/ir.cc:495-502`; the `npuir` branch tests `== "Vector"`.',
+    known_false_positives="""
+None: non-literal arguments are not checked. `"Cube"` and `"Vector"` are the two
+scopes of the AscendNPU IR dialect (branch `npuir`, whose `src/ir.cc` `Scope()` sets
+the Vector scope for `scope_name == "Vector"` and Cube for anything else): like every
+Ascend C rule, this one does not judge a kernel compiled with `target="npuir"`, nor one
+whose target is unknown and that is written in that dialect (a `"Cube"`/`"Vector"`
+scope or a `T.npuir_*` primitive). A kernel with no `target=` follows the `target`
+setting (default `"ascendc"`; set `target = "npuir"` for a project that is all NPUIR).
+""",
+    references='`src/ir.cc:495-502` (branch `ascendc_pto`); branch `npuir` (bd7c60c) `src/ir.cc` '
+               '`Scope()` tests `scope_name == "Vector"`.',
 )
 def scope_name(model) -> Iterator[Report]:
     for use in model.all_uses:

@@ -107,6 +107,8 @@ def namespace(opts: Dict[str, object], root: str) -> argparse.Namespace:
     ns.per_file_ignores = [str(v) for v in pfi] if isinstance(pfi, list) else None
     chip = opts.get("targetchip")
     ns.target_chip = str(chip) if isinstance(chip, str) and chip else None
+    target = opts.get("target")
+    ns.target = str(target) if isinstance(target, str) and target else None
     config = opts.get("config")
     ns.config = os.path.join(root, os.path.expanduser(config)) if isinstance(config, str) and config else None
     return ns

@@ -47,6 +47,12 @@ The rule — the engine agrees with CPython or says unknown, never differs:
    In fixtures an unexercised site is skipped: CPython may simply not reach
    it (a function nobody calls).
 
+4. wrong target: each recorded compile also has the dialect its `target`
+   selects ("ascendc" for "ascendc" / "pto" / "auto" (the default setting),
+   "npuir", or "other"); for a kernel the engine has sites for, the dialect of
+   every recorded compile of it must be among the engine's `targets` of the
+   kernel, or the engine must list "unknown" there.
+
 A recorded compile with no engine site for it is *unknown* (silence), not a
 disagreement. A compile whose config the real PassContext would reject (a key
 that is not a PassConfigKey value) is left out.
@@ -291,7 +297,8 @@ def engine_answer(path: str) -> List[dict]:
                 "line": site["line"],
                 "switches": {k: _STATE[site["switches"][ENUM_OF[k]]["state"]] for k in SWITCH_KEYS},
             })
-        out.append({"line": entry["line"], "name": entry["kernel"], "sites": sites})
+        out.append({"line": entry["line"], "name": entry["kernel"], "sites": sites,
+                    "targets": list(entry.get("targets", ["unknown"]))})
     return out
 
 
@@ -381,6 +388,18 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
                     where, shown))
             else:
                 verdict.skipped_sites += 1
+    # 4: the target of every recorded compile of a kernel the engine has sites for
+    for rec in recorded:
+        k = rec["kernel"]
+        if k is None or os.path.abspath(k["file"]) != path:
+            continue
+        kernel = by_kernel.get(lines.get((k["name"], k["firstlineno"])))
+        targets = kernel.get("targets", ["unknown"]) if kernel is not None else []
+        if kernel is None or not kernel["sites"] or "unknown" in targets:
+            continue
+        if rec.get("dialect", "ascendc") not in targets:
+            verdict.disagreements.append("wrong target: kernel %s (line %d): engine %s, CPython %s" % (
+                kernel["name"], kernel["line"], "/".join(targets), rec.get("dialect")))
     # the share decided exactly
     for kline, first, last, switches in compiles:
         if kline is None:

@@ -603,7 +603,7 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
     expr = _config_expr(draw)
     if kind in ("jit", "jit_bare", "jit_star"):
         if kind == "jit":
-            deco = ["@tilelang.jit(out_idx=[-1], pass_configs=%s)" % expr]
+            deco = ["@tilelang.jit(out_idx=[-1]%s, pass_configs=%s)" % (draw(_TARGETS), expr)]
         elif kind == "jit_bare":
             deco = ["@tilelang.jit"]
         else:
@@ -690,7 +690,8 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
         call = ["if %s:" % draw(st.sampled_from(("SLOW", "not FAST", "N_CORES > 2"))),
                 "    kernel_%d = tilelang.compile(build_%d(128), pass_configs=%s)" % (n, n, expr)]
     elif kind == "compile":
-        call = ["kernel_%d = tilelang.compile(build_%d(128), out_idx=[-1], pass_configs=%s)" % (n, n, expr)]
+        call = ["kernel_%d = tilelang.compile(build_%d(128), out_idx=[-1]%s, pass_configs=%s)" % (
+            n, n, draw(_TARGETS), expr)]
     elif kind == "lower":
         call = ["with tvm.transform.PassContext(opt_level=3, config=%s):" % _ctx(draw, expr),
                 "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)]
@@ -699,6 +700,12 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
                    "    return tilelang.compile(build_%d(128), pass_configs=cfg)" % n]
         call = ["kernel_%d = compile_%d(%s)" % (n, n, expr)]
     return define, call, kind
+
+
+# the `target` of a compile site (issue #19, form 2): none, each route, a module
+# constant's branch, an unknown value
+_TARGETS = st.sampled_from(("", "", ', target="npuir"', ', target="pto"', ', target="auto"',
+                            ', target="npuir" if SLOW else "ascendc"', ', target=str(N_CORES)'))
 
 
 @st.composite

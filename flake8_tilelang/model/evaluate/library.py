@@ -29,7 +29,7 @@ class Event:
     """A compile site reached during evaluation."""
 
     __slots__ = ("kind", "node", "config", "kernels", "function", "label", "origin", "called", "desc",
-                 "outside_pass_context", "superseded")
+                 "outside_pass_context", "superseded", "target")
 
     def __init__(self, kind: str, node: ast.AST, config, kernels, function, label: str, origin):
         self.kind = kind  # "jit", "jit-call", "compile"
@@ -47,6 +47,9 @@ class Event:
         # a jit decorator's own site once the module has certainly called the factory:
         # the compiles are those calls
         self.superseded = False
+        # the dialect it compiles for: "ascendc", "npuir", "default" (no target / "auto":
+        # the installed branch's, i.e. the `target` setting) or None (unknown)
+        self.target = C.DEFAULT_TARGET
 
 
 
@@ -65,7 +68,10 @@ class Library:
             return PassDecoV() if not args else args[0]
         if q in C.COMPILE_NAMES:
             target = args[0] if args else kwargs.get("func", (UNKNOWN,))[0]
-            self.record("compile", node, kwargs, target, None, "tilelang.compile call")
+            event = self.record("compile", node, kwargs, target, None, "tilelang.compile call")
+            if event is not None:  # a 4th positional is `target` on npuir, `execution_backend` on ascendc_pto
+                starred = any(a is STAR_UNKNOWN for a in args)
+                event.target = compile_target(kwargs, UNKNOWN if len(args) > 3 or starred else None)
             return UNKNOWN
         prim = canonical_prim(q)
         if prim == "prim_func":
@@ -76,7 +82,9 @@ class Library:
         if q in C.PASS_CONTEXT_NAMES:
             return self.pass_context(args, kwargs, node)
         if q in C.LOWER_NAMES:
-            self.lower(node, args[0] if args else kwargs.get("func", (UNKNOWN,))[0])
+            starred = any(a is STAR_UNKNOWN for a in args)
+            self.lower(node, args[0] if args else kwargs.get("func", (UNKNOWN,))[0],
+                       compile_target(kwargs, UNKNOWN if starred else args[1] if len(args) > 1 else None))
             return UNKNOWN
         if q == "functools.wraps" and len(args) == 1:
             return PassDecoV()  # copies the wrapped function's name and docstring, nothing else
@@ -208,7 +216,7 @@ class Library:
             config = UNKNOWN
         return PassContextV(config, origin, node)
 
-    def lower(self, node, target) -> None:
+    def lower(self, node, target, dialect=C.DEFAULT_TARGET) -> None:
         """``tilelang.lower(func)`` compiles under the PassContext entered
         around it when it runs: the innermost one, all switches off when
         there is none, unknown when a context manager that may enter one is
@@ -227,6 +235,7 @@ class Library:
             event.desc = "PassContext config" if ctx.origin is not ctx.node else "PassContext"
         else:
             event = Event("lower", node, UNKNOWN, kernels, None, "tilelang.lower call", node)
+        event.target = dialect
         self.events.append(event)
 
     # -- compile sites -------------------------------------------------------
@@ -235,8 +244,10 @@ class Library:
         if isinstance(target, FuncV) and target.fn.is_prim_func:
             target = KernelV(target.fn, target.closure)
         if isinstance(target, (KernelV, KernelsV)):
-            self.record(kind, node, dict(kwargs, **({KW_UNKNOWN: (UNKNOWN, node)} if unknown_kwargs else {})),
-                        target, None, "tilelang.jit call", lazy=True)
+            event = self.record(kind, node, dict(kwargs, **({KW_UNKNOWN: (UNKNOWN, node)} if unknown_kwargs else {})),
+                                target, None, "tilelang.jit call", lazy=True)
+            if event is not None:
+                event.target = compile_target(kwargs, UNKNOWN if unknown_kwargs else None)
             return JitV(target)
         if not isinstance(target, (FuncV, JitV, BoundV)):
             if target is not UNKNOWN:
@@ -250,6 +261,8 @@ class Library:
         if unknown_kwargs:
             all_kwargs[KW_UNKNOWN] = (UNKNOWN, node)
         event = self.record(kind, node, all_kwargs, None, fn, label, lazy=True, factory=factory)
+        if event is not None:
+            event.target = compile_target(kwargs, UNKNOWN if unknown_kwargs else None)
         return JitV(factory, event)
 
     def record(self, kind: str, node, kwargs, target, function, label: str, lazy: bool = False,
@@ -295,6 +308,7 @@ class Library:
                     else other.kernels
                 return
         call = Event(event.kind, event.node, config, kernels, event.function, event.label, event.origin)
+        call.target = event.target
         self.events.append(call)
 
     def kernels_from_factory(self, factory):
@@ -340,6 +354,24 @@ class Library:
         return PassConfig(entries, complete, filename=self.filename)
 
     # -- questions from the model -------------------------------------------
+
+def compile_target(kwargs, positional=None):
+    """The dialect a compile site's ``target`` selects: ``"ascendc"`` for
+    "ascendc" / "pto", ``"npuir"`` for "npuir", ``"default"`` when none is given
+    or "auto" (the installed branch decides: the `target` setting), None when
+    unknown (a value the engine cannot read, a Target object, another string,
+    keywords from an unknown ``**spread``). ``positional``: the value passed
+    by position where a target may sit (``UNKNOWN`` when it cannot be told)."""
+    if "target" in kwargs:
+        value = kwargs["target"][0]
+    elif positional is not None:
+        value = positional
+    elif KW_UNKNOWN in kwargs:
+        return None
+    else:
+        return C.DEFAULT_TARGET
+    return C.TARGET_DIALECTS.get(value) if isinstance(value, str) else None
+
 
 def int_fold(name: str, args: tuple):
     """min/max of ints, T.ceildiv / T.floordiv of two ints (shape arithmetic)."""

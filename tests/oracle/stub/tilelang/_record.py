@@ -25,14 +25,15 @@ _CONTEXTS = []      # the PassContext stack
 
 
 class Compile:
-    __slots__ = ("kind", "prim", "switches", "span", "valid")
+    __slots__ = ("kind", "prim", "switches", "span", "valid", "target")
 
-    def __init__(self, kind, prim, switches, span, valid):
+    def __init__(self, kind, prim, switches, span, valid, target="auto"):
         self.kind = kind          # "jit" | "compile" | "lower"
         self.prim = prim          # the PrimFunc stub (or None when not a prim_func)
         self.switches = switches  # {raw key: True | False | INDET}
         self.span = span          # (filename, first line, last line) of the deciding call
         self.valid = valid        # False: the real PassContext would reject the config
+        self.target = target      # the `target` argument as the library received it
 
     def as_dict(self):
         return {
@@ -42,6 +43,7 @@ class Compile:
             "switches": dict(self.switches),
             "span": list(self.span),
             "valid": self.valid,
+            "dialect": dialect(self.target),
         }
 
 
@@ -98,14 +100,27 @@ def effective(configs):
     return out, valid
 
 
-def record(kind, prim, configs, span):
+def dialect(target):
+    """The backend route a `target` selects, written out from tile-ai/tilelang-ascend
+    (ascendc_pto `tilelang/utils/target.py`: "ascendc" / "pto", and "auto" with an
+    NPU; npuir `tilelang/jit/__init__.py`: "npuir"). "auto" is the installed
+    branch's default: the oracle runs with the checker's default setting, Ascend C.
+    Anything else: "other"."""
+    if isinstance(target, str) and not isinstance(target, Anything):
+        return {"ascendc": "ascendc", "pto": "ascendc", "auto": "ascendc", "npuir": "npuir"}.get(target, "other")
+    return "other"
+
+
+def record(kind, prim, configs, span, target="auto"):
     switches, valid = effective(configs)
-    COMPILES.append(Compile(kind, prim if isinstance(prim, PrimFuncStub) else None, switches, span, valid))
+    COMPILES.append(Compile(kind, prim if isinstance(prim, PrimFuncStub) else None, switches, span, valid,
+                            target))
     return KernelStub(prim)
 
 
-def record_switches(kind, prim, switches, valid, span):
-    COMPILES.append(Compile(kind, prim if isinstance(prim, PrimFuncStub) else None, dict(switches), span, valid))
+def record_switches(kind, prim, switches, valid, span, target="auto"):
+    COMPILES.append(Compile(kind, prim if isinstance(prim, PrimFuncStub) else None, dict(switches), span, valid,
+                            target))
     return KernelStub(prim)
 
 

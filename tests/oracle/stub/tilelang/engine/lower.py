@@ -9,7 +9,7 @@ def lower(func_or_mod, target="auto", target_host=None, platform="auto", runtime
 
     ctx = PassContext.current()
     span = ctx.span if ctx.span is not None else _record.caller_span(1)
-    return _record.record_switches("lower", func_or_mod, ctx.switches, ctx.valid, span)
+    return _record.record_switches("lower", func_or_mod, ctx.switches, ctx.valid, span, target)
 
 
 def is_device_call(*args, **kwargs):

@@ -12,7 +12,7 @@ class JITKernel(_record.KernelStub):
 
 def compile(func=None, out_idx=None, workspace_idx=None, execution_backend="cython", target="auto",
             target_host=None, platform="auto", verbose=False, pass_configs=None):
-    return _record.record("compile", func, pass_configs, _record.caller_span(1))
+    return _record.record("compile", func, pass_configs, _record.caller_span(1), target)
 
 
 class _JitImplementation:
@@ -38,7 +38,7 @@ class _JitImplementation:
                 key = None
             if key is None or key not in impl._kernel_cache:
                 program = func(*args, **kwargs)
-                kernel = _record.record("jit", program, impl.pass_configs, impl.span)
+                kernel = _record.record("jit", program, impl.pass_configs, impl.span, impl.target)
                 if key is None:
                     return kernel
                 impl._kernel_cache[key] = kernel
