@@ -200,8 +200,8 @@ def _parser():
 
     server = sub.add_parser("server", help="run the language server over stdio (needs the [server] extra)",
                             description="A language server (LSP over stdio): diagnostics as you type, "
-                                        "hover docs, quick fixes. Needs pygls: pip install "
-                                        "'flake8-tilelang[server]'.")
+                                        "hover docs, quick fixes. Needs pygls (the `server` extra): "
+                                        "pip install 'pygls>=2,<3'.")
     server.add_argument("--stdio", action="store_true",
                         help="accepted for clients that pass it; stdio is the only transport")
     sub.add_parser("version", help="print versions")
