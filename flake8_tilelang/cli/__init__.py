@@ -63,7 +63,7 @@ def _parser():
     top.add_argument("--version", action="store_true", help="print versions and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def selection(p, formats=FORMATS, default_help="full"):
+    def selection(p, formats=FORMATS, default_help="full", docs=False):
         g = p.add_argument_group("rule selection")
         g.add_argument("--select", action="append", metavar="CODES",
                        help="comma-separated codes or prefixes to enable instead of the default "
@@ -87,6 +87,12 @@ def _parser():
         g.add_argument("--target-chip", dest="target_chip", metavar="CHIP",
                        help="the chip the on-chip rules (TLA101, TLA120, TLA130) and the kernels "
                             "footprint assume: A2, A3 or A5 (default A2/A3, or `target-chip`)")
+        if docs:
+            g.add_argument("--docs-url", dest="docs_url", metavar="TEMPLATE",
+                           help="link each rule's page in the JSON `url`, SARIF `helpUri` (and "
+                                "the language server's code links): an http, https or file URL "
+                                "with {code} for the code, e.g. 'https://example.org/rules/{code}.md'; "
+                                "'' for none (default: none, or `docs-url`)")
         p.add_argument("--output-format", "--format", dest="output_format", choices=formats,
                        help="output format (default: %s, or `output-format` from the config)"
                        % default_help)
@@ -112,7 +118,7 @@ def _parser():
                            description="Check TileLang-Ascend kernels. Exit 0: nothing at or above "
                                        "--fail-on; 1: diagnostics; 2: usage, config or internal error.")
     files(check)
-    selection(check)
+    selection(check, docs=True)
     g = check.add_argument_group("suppression")
     g.add_argument("--report-unused-noqa", action="store_true",
                    help="report TLA codes in `# noqa` comments that silence nothing (TLA096)")
@@ -166,7 +172,7 @@ def _parser():
                        choices=("text", "full", "concise", "json"), default="text")
 
     config = sub.add_parser("config", help="print the effective settings")
-    selection(config, formats=("text", "toml", "json"), default_help="toml")
+    selection(config, formats=("text", "toml", "json"), default_help="toml", docs=True)
     config.add_argument("--exclude", action="append", metavar="PATTERNS")
     config.add_argument("--extend-exclude", action="append", metavar="PATTERNS")
     config.add_argument("--report-unused-noqa", action="store_true")
