@@ -63,7 +63,7 @@ def test_workflow_structure():
     sarif = next(s for s in steps if s.get("run") == sarif_run)
     gate = next(s for s in steps if s.get("run") == gate_run)
     upload = steps[-1]
-    assert upload["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert upload["uses"] == "github/codeql-action/upload-sarif@v4"  # v3 is deprecated in December 2026
     # the order the conditions rely on: SARIF (never fails on findings), gate, upload
     assert steps.index(sarif) < steps.index(gate) < steps.index(upload)
     assert "--exit-zero" in sarif_run.split() and "--output-format sarif" in sarif_run
