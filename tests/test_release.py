@@ -93,6 +93,21 @@ def _tracked_top_level():
         "build", "dist", ".venv", ".git"))
 
 
+def test_readme_installs_from_a_checkout_or_a_git_url_until_a_release_exists():
+    readme = _read("README.md")
+    # no `pip install flake8-tilelang` (or its extras) as if it were on PyPI
+    assert not re.search(r"""pip install\s+['"]?flake8-tilelang(\[[a-z,]+\])?['"]?(?!\s*@)(\s|$)""", readme, re.M)
+    for ref in re.findall(r"flake8-tilelang(?:\[[a-z,]+\])? @ (\S+?)[\"']", readme):
+        assert re.fullmatch(r"git\+https://\S+\.git@(<commit>|[0-9a-f]{40})", ref), ref
+    assert "pip install ." in readme
+    # pre-commit: our hook's rev is an honest placeholder (or a real SHA), never an invented tag
+    config = next(b for b in re.findall(r"^```yaml\n(.*?)^```", readme, re.S | re.M)
+                  if "id: flake8-tilelang" in b and "repo: local" not in b)
+    (repo,) = mini_yaml.load(config)["repos"]
+    assert repo["repo"].endswith("/flake8-tilelang") and repo["hooks"] == [{"id": "flake8-tilelang"}]
+    assert re.fullmatch(r"<commit>|[0-9a-f]{40}", repo["rev"])
+
+
 # -- pre-commit hook ------------------------------------------------------------------
 
 # the keys pre-commit's manifest schema knows (pre-commit/clientlib.py, MANIFEST_HOOK_DICT)
