@@ -121,8 +121,10 @@ def test_json_lines_url(repo, capsys):
 
 def test_sarif_help_uri(repo, capsys):
     _, out, _ = _check(capsys, "sarif")
-    rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    driver = json.loads(out)["runs"][0]["tool"]["driver"]
+    rules = driver["rules"]
     assert rules and not any("helpUri" in r for r in rules)
+    assert "informationUri" not in driver  # not on PyPI: no link to a page that is not ours
     assert all(r["help"]["markdown"].startswith("# " + r["id"]) for r in rules)  # the page itself
     _pyproject(repo, TEMPLATE)
     _, out, _ = _check(capsys, "sarif")

@@ -20,7 +20,10 @@ TOOL_NAME = "flake8-tilelang"
 # be a dead link wherever the report is read (code scanning, a CI artifact, a
 # colleague's machine). ``docs-url`` (``{code}`` template) sets one.
 DOCS_URL: Optional[str] = None
-INFORMATION_URI = "https://pypi.org/project/flake8-tilelang/"
+# SARIF's optional tool.driver.informationUri: none until the project has a
+# public home (it is not on PyPI; a PyPI link would be dead, or point at
+# whoever registers the name first)
+INFORMATION_URI: Optional[str] = None
 
 
 # What a terminal, a CI log or an editor may act on instead of showing: C0 and

@@ -183,14 +183,12 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
         if fixes:
             result["fixes"] = fixes
         results.append(result)
+    driver: Dict[str, object] = {"name": TOOL_NAME, "version": version, "semanticVersion": version}
+    if INFORMATION_URI:
+        driver["informationUri"] = INFORMATION_URI
+    driver["rules"] = table
     run: Dict[str, object] = {
-        "tool": {"driver": {
-            "name": TOOL_NAME,
-            "version": version,
-            "semanticVersion": version,
-            "informationUri": INFORMATION_URI,
-            "rules": table,
-        }},
+        "tool": {"driver": driver},
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
