@@ -4,4 +4,4 @@ Importing this package must stay cheap: flake8 imports it in every run, for
 every file, even for projects that contain no TileLang code.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

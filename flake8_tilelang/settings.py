@@ -452,6 +452,9 @@ class Settings:
     # Ruff's ``src``: first-party roots for ``from compiler.x import y`` (absolute
     # paths, inside the folder of the configuration that names them)
     src: Tuple[str, ...] = ()
+    # Where each rule's page is: a URL template with ``{code}`` (``docs-url``);
+    # None: no link (output only, not in the fingerprint)
+    docs_url: Optional[str] = None
 
     # The effective lists
     @property
@@ -501,6 +504,8 @@ def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
         "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip", "target",
         "src")
+        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip",
+        "docs-url")
 BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 
 
@@ -656,6 +661,8 @@ def read_config(path: str, codes: Sequence[str], explicit: bool = False) -> Dict
             out[key] = target_setting(value, where)
         elif key == "src":
             out[key] = src_setting(_str_list(value, where), os.path.dirname(os.path.abspath(path)), where)
+        elif key == "docs-url":
+            out[key] = docs_url_setting(value, where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError("%s: expected a table of pattern = [codes], got %s" % (
@@ -748,6 +755,49 @@ def chip_setting(value, where: str) -> str:
         raise ConfigError("%s: unknown chip %r; choose one of %s (default A2/A3)" % (
             where, value if isinstance(value, str) else _type(value), ", ".join(NAMES)))
     return chip
+
+
+MAX_DOCS_URL = 2048
+DOCS_URL_SCHEMES = ("http", "https", "file")
+_URL_UNSAFE = re.compile(r"[\x00-\x20\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def docs_url_setting(value, where: str) -> Optional[str]:
+    """A ``docs-url`` template: an http, https or file URL in which ``{code}``
+    stands for the rule's code (``https://example.org/rules/{code}.md``);
+    the empty string means no link. Anything else is a ConfigError."""
+    if not isinstance(value, str):
+        raise ConfigError("%s: expected a string, got %s" % (where, _type(value)))
+    if value == "":
+        return None
+    if len(value) > MAX_DOCS_URL:
+        raise ConfigError("%s: a URL of %d characters is above the limit of %d" % (
+            where, len(value), MAX_DOCS_URL))
+    shown = value if len(value) <= 200 else value[:200] + "..."
+    if _URL_UNSAFE.search(value):
+        raise ConfigError("%s: %r has spaces or control characters; percent-encode them" % (where, shown))
+    if "{code}" not in value:
+        raise ConfigError("%s: %r has no {code}, where each rule's code goes "
+                          "(e.g. https://example.org/rules/{code}.md)" % (where, shown))
+    rest = value.replace("{code}", "")
+    if "{" in rest or "}" in rest:
+        raise ConfigError("%s: %r: only {code} is replaced; percent-encode other braces (%%7B %%7D)" % (
+            where, shown))
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.replace("{code}", "TLA001"))
+    except ValueError as exc:
+        raise ConfigError("%s: %r is not a URL: %s" % (where, shown, exc))
+    scheme = parts.scheme.lower()
+    if scheme not in DOCS_URL_SCHEMES:
+        raise ConfigError("%s: %r: the scheme must be http, https or file, got %s" % (
+            where, shown, repr(parts.scheme) if parts.scheme else "none"))
+    if scheme in ("http", "https") and not parts.hostname:
+        raise ConfigError("%s: %r has no host" % (where, shown))
+    if scheme == "file" and not parts.path.startswith("/"):
+        raise ConfigError("%s: %r: a file URL needs an absolute path (file:///...)" % (where, shown))
+    return value
 
 
 def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settings:
@@ -844,6 +894,8 @@ def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settin
         target=target_setting(getattr(args, "target", None), "--target")
         if getattr(args, "target", None) else str(conf.get("target", "ascendc")),
         src=tuple(conf.get("src", ())),  # type: ignore[arg-type]
+        docs_url=docs_url_setting(args.docs_url, "--docs-url")
+        if getattr(args, "docs_url", None) is not None else conf.get("docs-url"),  # type: ignore[arg-type]
     )
 
 

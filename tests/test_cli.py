@@ -666,5 +666,5 @@ def test_main_module_and_console_script():
                 key, _, value = line.lstrip("- ").partition(":")
                 hook[key.strip()] = value.strip().strip('"')
     assert hook["id"] == "flake8-tilelang" and hook["language"] == "python"
-    assert hook["types"] == "[python]" and hook["require_serial"] == "true"
+    assert hook["types_or"] == "[python, jupyter]" and hook["require_serial"] == "true"
     assert hook["entry"].startswith("flake8-tilelang check") and "--force-exclude" in hook["entry"]

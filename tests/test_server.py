@@ -90,7 +90,7 @@ def test_server_without_pygls_says_how_to_install_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
     assert out.returncode == 2
-    assert "pip install 'flake8-tilelang[server]'" in out.stderr
+    assert "pip install 'pygls>=2,<3'" in out.stderr
 
 
 # -- unit: positions, edits, hover texts --------------------------------------------

@@ -63,7 +63,7 @@ def _parser():
     top.add_argument("--version", action="store_true", help="print versions and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def selection(p, formats=FORMATS, default_help="full"):
+    def selection(p, formats=FORMATS, default_help="full", docs=False):
         g = p.add_argument_group("rule selection")
         g.add_argument("--select", action="append", metavar="CODES",
                        help="comma-separated codes or prefixes to enable instead of the default "
@@ -91,6 +91,12 @@ def _parser():
                        help="the dialect of kernels whose compile site names no target: ascendc "
                             "(Ascend C / PTO, the default) or npuir (AscendNPU IR: the Ascend C "
                             "rules do not apply); or `target`")
+        if docs:
+            g.add_argument("--docs-url", dest="docs_url", metavar="TEMPLATE",
+                           help="link each rule's page in the JSON `url`, SARIF `helpUri` (and "
+                                "the language server's code links): an http, https or file URL "
+                                "with {code} for the code, e.g. 'https://example.org/rules/{code}.md'; "
+                                "'' for none (default: none, or `docs-url`)")
         p.add_argument("--output-format", "--format", dest="output_format", choices=formats,
                        help="output format (default: %s, or `output-format` from the config)"
                        % default_help)
@@ -116,7 +122,7 @@ def _parser():
                            description="Check TileLang-Ascend kernels. Exit 0: nothing at or above "
                                        "--fail-on; 1: diagnostics; 2: usage, config or internal error.")
     files(check)
-    selection(check)
+    selection(check, docs=True)
     g = check.add_argument_group("suppression")
     g.add_argument("--report-unused-noqa", action="store_true",
                    help="report TLA codes in `# noqa` comments that silence nothing (TLA096)")
@@ -170,7 +176,7 @@ def _parser():
                        choices=("text", "full", "concise", "json"), default="text")
 
     config = sub.add_parser("config", help="print the effective settings")
-    selection(config, formats=("text", "toml", "json"), default_help="toml")
+    selection(config, formats=("text", "toml", "json"), default_help="toml", docs=True)
     config.add_argument("--exclude", action="append", metavar="PATTERNS")
     config.add_argument("--extend-exclude", action="append", metavar="PATTERNS")
     config.add_argument("--report-unused-noqa", action="store_true")
@@ -204,8 +210,8 @@ def _parser():
 
     server = sub.add_parser("server", help="run the language server over stdio (needs the [server] extra)",
                             description="A language server (LSP over stdio): diagnostics as you type, "
-                                        "hover docs, quick fixes. Needs pygls: pip install "
-                                        "'flake8-tilelang[server]'.")
+                                        "hover docs, quick fixes. Needs pygls (the `server` extra): "
+                                        "pip install 'pygls>=2,<3'.")
     server.add_argument("--stdio", action="store_true",
                         help="accepted for clients that pass it; stdio is the only transport")
     sub.add_parser("version", help="print versions")

@@ -147,16 +147,17 @@ def render(fmt: str, findings, settings: Settings, files: int, color: bool = Fal
     from ..output import machine
 
     if fmt == "json":
-        return machine.to_json(findings, os.path.abspath)
+        return machine.to_json(findings, os.path.abspath, settings.docs_url)
     if fmt == "json-lines":
-        return machine.to_json_lines(findings, os.path.abspath)
+        return machine.to_json_lines(findings, os.path.abspath, settings.docs_url)
     root = _repo_root(settings)
 
     def rel(path: str) -> str:
         return repo_relative(path, root)
 
     if fmt == "sarif":
-        return machine.to_sarif(findings, known_rules(), rel, __version__, machine.file_uri(root), root)
+        return machine.to_sarif(findings, known_rules(), rel, __version__, machine.file_uri(root), root,
+                                settings.docs_url)
     if fmt == "github":
         return machine.to_github(findings, rel, files)
     if fmt == "gitlab":
@@ -386,6 +387,7 @@ def cmd_config(args) -> int:
         "target-chip": settings.target_chip,
         "target": settings.target,
         "src": list(settings.src),
+        "docs-url": settings.docs_url,
         "enabled": enabled,
         "not-enabled": disabled,
         "always-reported": list(ALWAYS_REPORTED),
@@ -415,6 +417,8 @@ def cmd_config(args) -> int:
                                 default if settings.target_chip == "A2/A3" else ""),
         "target = %s%s" % (json.dumps(settings.target), default if settings.target == "ascendc" else ""),
         "src = %s" % _toml_list(list(settings.src)),
+        "docs-url = %s%s" % (json.dumps(settings.docs_url or ""),
+                             "  # default: no link" if settings.docs_url is None else ""),
         "",
         "# enabled (%d): %s" % (len(enabled), ", ".join(enabled) or "none"),
         "# not enabled (%d): %s" % (len(disabled), ", ".join(disabled) or "none"),

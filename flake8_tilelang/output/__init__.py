@@ -14,11 +14,16 @@ FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab")
 HUMAN_FORMATS = ("full", "concise")
 
 TOOL_NAME = "flake8-tilelang"
-# No hosted documentation site yet: JSON "url" is null and SARIF rules carry
-# their full help text instead of a helpUri. Set this to "<base>/{code}" when
-# one exists; it must stay stable across releases.
+# The rule-page URL when no ``docs-url`` is configured: none. There is no
+# hosted documentation site, SARIF carries every rule's full page as
+# ``help.markdown`` anyway, and a file:// URI into the installed package would
+# be a dead link wherever the report is read (code scanning, a CI artifact, a
+# colleague's machine). ``docs-url`` (``{code}`` template) sets one.
 DOCS_URL: Optional[str] = None
-INFORMATION_URI = "https://pypi.org/project/flake8-tilelang/"
+# SARIF's optional tool.driver.informationUri: none until the project has a
+# public home (it is not on PyPI; a PyPI link would be dead, or point at
+# whoever registers the name first)
+INFORMATION_URI: Optional[str] = None
 
 
 # What a terminal, a CI log or an editor may act on instead of showing: C0 and
@@ -72,8 +77,15 @@ def uri_safe(text: str) -> str:
                           if 0xDC80 <= ord(m.group()) <= 0xDCFF else _escape(m), text)
 
 
-def rule_url(code: str) -> Optional[str]:
-    return DOCS_URL.format(code=code) if DOCS_URL else None
+def rule_url(code: str, template: Optional[str] = None) -> Optional[str]:
+    """The page of rule ``code`` from a ``docs-url`` template (validated by
+    settings.docs_url_setting; ``{code}`` is the only field), else
+    ``DOCS_URL``; None for codes without a page of ours (E902, E999, other
+    plugins' codes)."""
+    template = template or DOCS_URL
+    if not template or not code.startswith("TLA"):
+        return None
+    return template.replace("{code}", code)
 
 
 def find_repo_root(start: str) -> Optional[str]:

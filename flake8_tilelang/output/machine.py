@@ -31,7 +31,7 @@ GITHUB_SHOWN_PER_TYPE = 10  # annotations GitHub displays per type and step
 
 # -- json ---------------------------------------------------------------------
 
-def json_object(f, abspath: Callable[[str], str]) -> Dict[str, object]:
+def json_object(f, abspath: Callable[[str], str], docs_url: Optional[str] = None) -> Dict[str, object]:
     line = max(f.line, 1)
     return {
         "cell": getattr(f, "cell", None),
@@ -45,7 +45,7 @@ def json_object(f, abspath: Callable[[str], str]) -> Dict[str, object]:
         "message": json_safe(f.message),
         "noqa_row": f.noqa_row,
         "severity": f.severity,
-        "url": rule_url(f.code),
+        "url": rule_url(f.code, docs_url),
     }
 
 
@@ -74,12 +74,12 @@ def _edit_loc(f, line: int, col: int) -> Dict[str, int]:
     return {"row": line, "column": col + 1}
 
 
-def to_json(findings: Iterable, abspath: Callable[[str], str]) -> str:
-    return json.dumps([json_object(f, abspath) for f in findings], indent=2, sort_keys=True) + "\n"
+def to_json(findings: Iterable, abspath: Callable[[str], str], docs_url: Optional[str] = None) -> str:
+    return json.dumps([json_object(f, abspath, docs_url) for f in findings], indent=2, sort_keys=True) + "\n"
 
 
-def to_json_lines(findings: Iterable, abspath: Callable[[str], str]) -> str:
-    return "".join(json.dumps(json_object(f, abspath), sort_keys=True) + "\n" for f in findings)
+def to_json_lines(findings: Iterable, abspath: Callable[[str], str], docs_url: Optional[str] = None) -> str:
+    return "".join(json.dumps(json_object(f, abspath, docs_url), sort_keys=True) + "\n" for f in findings)
 
 
 def _one_line(f) -> str:
@@ -101,7 +101,7 @@ def _cell_prefix(f) -> str:
 
 # -- sarif --------------------------------------------------------------------
 
-def _sarif_rule(rule) -> Dict[str, object]:
+def _sarif_rule(rule, docs_url: Optional[str] = None) -> Dict[str, object]:
     docs = rule.docs()
     entry: Dict[str, object] = {
         "id": rule.code,
@@ -122,7 +122,7 @@ def _sarif_rule(rule) -> Dict[str, object]:
             "problem.severity": {"info": "recommendation"}.get(rule.severity, rule.severity),
         },
     }
-    url = rule_url(rule.code)
+    url = rule_url(rule.code, docs_url)
     if url:
         entry["helpUri"] = url
     return entry
@@ -164,8 +164,9 @@ def artifact_location(path: str, root: str) -> Dict[str, str]:
 
 
 def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str], version: str,
-             root_uri: Optional[str] = None, root: Optional[str] = None) -> str:
-    table = [_sarif_rule(r) for r in rules]
+             root_uri: Optional[str] = None, root: Optional[str] = None,
+             docs_url: Optional[str] = None) -> str:
+    table = [_sarif_rule(r, docs_url) for r in rules]
     index = {r.code: i for i, r in enumerate(rules)}
     for f in findings:
         if f.code not in index:
@@ -198,14 +199,12 @@ def to_sarif(findings: Sequence, rules: Sequence, relpath: Callable[[str], str],
         if fixes:
             result["fixes"] = fixes
         results.append(result)
+    driver: Dict[str, object] = {"name": TOOL_NAME, "version": version, "semanticVersion": version}
+    if INFORMATION_URI:
+        driver["informationUri"] = INFORMATION_URI
+    driver["rules"] = table
     run: Dict[str, object] = {
-        "tool": {"driver": {
-            "name": TOOL_NAME,
-            "version": version,
-            "semanticVersion": version,
-            "informationUri": INFORMATION_URI,
-            "rules": table,
-        }},
+        "tool": {"driver": driver},
         "columnKind": "unicodeCodePoints",
         "results": results,
     }

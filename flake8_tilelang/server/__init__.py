@@ -1,6 +1,6 @@
 """``flake8-tilelang server``: a language server over stdio.
 
-pygls is an optional dependency (``pip install 'flake8-tilelang[server]'``);
+pygls is an optional dependency (the ``server`` extra: ``pip install '.[server]'``);
 it is imported only when the server starts, never by the flake8 plugin or
 the other commands.
 """
@@ -9,7 +9,9 @@ from __future__ import annotations
 import sys
 from typing import List, Optional
 
-INSTALL_HINT = "pip install 'flake8-tilelang[server]'"
+# the `server` extra is only pygls: this works however flake8-tilelang was
+# installed (a checkout, a git URL, a wheel)
+INSTALL_HINT = "pip install 'pygls>=2,<3' (the `server` extra)"
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -170,12 +170,12 @@ def noqa_code_at(line_text: str, char: int, known: Sequence[str]) -> Optional[Tu
     return None
 
 
-def rule_link(code: str) -> str:
-    """Where the rule's whole page is: its URL when a docs URL is known,
-    else the command that prints it."""
+def rule_link(code: str, docs_url: Optional[str] = None) -> str:
+    """Where the rule's whole page is: its URL when a docs URL is known
+    (the ``docs-url`` template), else the command that prints it."""
     from ..output import rule_url
 
-    url = rule_url(code) if code.startswith("TLA") else None
+    url = rule_url(code, docs_url)
     if url:
         return "[%s documentation](%s)" % (code, url)
     return "Full page: `flake8-tilelang rule %s`" % code
@@ -185,7 +185,7 @@ def rule_summary(rule) -> str:
     return "**%s** `%s` (%s): %s" % (rule.code, rule.name, rule.severity, rule.summary.strip())
 
 
-def rule_docs(codes: Sequence[str], limit: int = 6) -> str:
+def rule_docs(codes: Sequence[str], limit: int = 6, docs_url: Optional[str] = None) -> str:
     """Short Markdown for ``codes`` (a prefix may name many): each rule's
     code, name, severity and summary with a link to its page; past
     ``limit``, the rest by name."""
@@ -193,7 +193,7 @@ def rule_docs(codes: Sequence[str], limit: int = 6) -> str:
 
     rules = {r.code: r for r in known_rules()}
     shown = [rules[c] for c in codes if c in rules]
-    parts = ["%s\n\n%s" % (rule_summary(r), rule_link(r.code)) for r in shown[:limit]]
+    parts = ["%s\n\n%s" % (rule_summary(r), rule_link(r.code, docs_url)) for r in shown[:limit]]
     rest = shown[limit:]
     if rest:
         parts.append("Also: " + ", ".join("%s %s" % (r.code, r.name) for r in rest))
@@ -203,7 +203,8 @@ def rule_docs(codes: Sequence[str], limit: int = 6) -> str:
 _SWITCH_SET = re.compile(r"`?(TL_ASCEND_[A-Z_]+)`? is (on|off|unknown)(?: \(([^()]*)\))?")
 
 
-def diagnostic_hover(findings: Sequence, rule_of: Callable[[str], object] = None) -> str:
+def diagnostic_hover(findings: Sequence, rule_of: Callable[[str], object] = None,
+                     docs_url: Optional[str] = None) -> str:
     """Per finding: the rule (code, name, severity, summary), the finding,
     the switch it is about and where it is set, the fix (or the advice), and
     a link to the rule's page -- not the whole page."""
@@ -228,7 +229,7 @@ def diagnostic_hover(findings: Sequence, rule_of: Callable[[str], object] = None
             lines += ["", "**Fix** (%s): %s" % (kind, f.fix.title)]
         elif f.help:
             lines += ["", "**Fix:** %s" % f.help]
-        lines += ["", rule_link(f.code)]
+        lines += ["", rule_link(f.code, docs_url)]
         parts.append("\n".join(lines))
     return "\n\n---\n\n".join(parts)
 

@@ -109,6 +109,7 @@ def namespace(opts: Dict[str, object], root: str) -> argparse.Namespace:
     ns.target_chip = str(chip) if isinstance(chip, str) and chip else None
     target = opts.get("target")
     ns.target = str(target) if isinstance(target, str) and target else None
+    ns.docs_url = opts.get("docsurl")  # validated (and a non-string refused) by build_settings
     config = opts.get("config")
     ns.config = os.path.join(root, os.path.expanduser(config)) if isinstance(config, str) and config else None
     return ns
@@ -316,6 +317,11 @@ class TilelangServer(LanguageServer):
         self.shown_errors.add(message)
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
                                                          message="%s: %s" % (NAME, message)))
+
+    def docs_url(self, path: Optional[str]) -> Optional[str]:
+        """The ``docs-url`` template for ``path`` (client option ``docsUrl``,
+        else its pyproject's ``docs-url``); None: no link."""
+        return self.settings_for(path).docs_url
 
     def settings_for(self, path: Optional[str]) -> Settings:
         """The settings of ``path``; on any configuration failure (a bad key,
@@ -648,7 +654,7 @@ class TilelangServer(LanguageServer):
     # -- conversions -------------------------------------------------------------------
     def diagnostic(self, state: DocState, f: Finding) -> types.Diagnostic:
         start, end = self.codec.finding_range(state.src, f)
-        url = rule_url(f.code) if f.code.startswith("TLA") else None
+        url = rule_url(f.code, self.docs_url(state.path))
         return types.Diagnostic(
             range=_range(start, end), message=f.one_line, severity=types.DiagnosticSeverity(
                 logic.SEVERITY.get(f.severity, 1)),
@@ -907,13 +913,13 @@ def _hover(ls: TilelangServer, uri: str, pos) -> Optional[types.Hover]:
         start, end, codes = hit
         rng = _range(ls.codec.to_lsp(src, line, src.byte_col(line, start)),
                      ls.codec.to_lsp(src, line, src.byte_col(line, end)))
-        return types.Hover(contents=types.MarkupContent(types.MarkupKind.Markdown, logic.rule_docs(codes)),
-                           range=rng)
+        docs = logic.rule_docs(codes, docs_url=ls.docs_url(state.path))
+        return types.Hover(contents=types.MarkupContent(types.MarkupKind.Markdown, docs), range=rng)
     parts = []
     rng = None
     here = [f for f in state.findings if logic.contains(ls.codec.finding_range(src, f), pos)]
     if here:
-        parts.append(logic.diagnostic_hover(here, rules.get))
+        parts.append(logic.diagnostic_hover(here, rules.get, ls.docs_url(state.path)))
         rng = _range(*ls.codec.finding_range(src, here[0]))
     found = logic.config_lookup(ls.config_rows(), state.path or ls.display_of(uri, None), line, byte_col)
     if found is not None:
