@@ -503,9 +503,7 @@ def compute_enabled(codes: Sequence[str], rules: Dict[str, Rule], select, extend
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
         "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip", "target",
-        "src")
-        "extend-exclude", "output-format", "fix", "unsafe-fixes", "show-fixes", "target-chip",
-        "docs-url")
+        "src", "docs-url")
 BOOL_KEYS = ("fix", "unsafe-fixes", "show-fixes")
 
 
