@@ -13,7 +13,6 @@ from typing import Dict, List, Optional, Tuple
 
 from .. import constants as C
 from .build import Builder, qualname
-from .crossmod import Loader
 from .evaluate import UNKNOWN, Evaluator, export
 from .nodes import Binding, Function, Scope
 
@@ -88,6 +87,8 @@ class Resolver:
     @property
     def loader(self):
         if self._loader is None:
+            from .crossmod import Loader  # deferred: most files never name a module of the project
+
             self._loader = Loader(self.filename, analyse=lambda builder, loader: Resolver(builder, loader=loader))
         return self._loader
 

@@ -34,6 +34,9 @@ COMPARE = {
 }
 
 
+_Name, _Constant, _Call, _Attribute, _BinOp, _Slice = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.BinOp, ast.Slice
+
+
 class Expressions:
     """Mixin of ``Evaluator``: evaluating expressions."""
 
@@ -64,20 +67,26 @@ class Expressions:
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node, frame: Frame):
+        # the hot path: checks in the order of how often each node type is
+        # evaluated over real kernel files (names, constants, calls, ...)
+        t = type(node)
+        if t is _Name:
+            return self.lookup(node.id, frame)
+        if t is _Constant:
+            return node.value
+        if t is _Call:
+            return self.call(node, frame)
+        if t is _Attribute:
+            return self.getattr_(self.expr(node.value, frame), node.attr)
+        if t is _BinOp:
+            return self.binop(node.op, self.expr(node.left, frame), self.expr(node.right, frame))
         if node is None:
             return None
-        t = type(node)
-        if t is ast.Constant:
-            return node.value
-        if t is ast.Name:
-            return self.lookup(node.id, frame)
-        if t is ast.Attribute:
-            return self.getattr_(self.expr(node.value, frame), node.attr)
-        if t is ast.Call:
-            return self.call(node, frame)
+        if t is _Slice:
+            return UNKNOWN
         if t is ast.Dict:
             return self.dict_display(node, frame)
-        if t in (ast.Tuple, ast.List):
+        if t is ast.Tuple or t is ast.List:
             items = []
             for e in node.elts:
                 if isinstance(e, ast.Starred):
@@ -90,8 +99,6 @@ class Expressions:
             return self.bounded(tuple(items) if t is ast.Tuple else mklist(items, self.token))
         if t is ast.Subscript:
             return self.subscript(self.expr(node.value, frame), self.expr(node.slice, frame))
-        if t is ast.BinOp:
-            return self.binop(node.op, self.expr(node.left, frame), self.expr(node.right, frame))
         if t is ast.UnaryOp:
             v = self.expr(node.operand, frame)
             if isinstance(node.op, ast.Not):
