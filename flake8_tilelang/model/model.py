@@ -491,7 +491,13 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
         if value is not UNKNOWN:
             value = truth(value)
         if value is UNKNOWN:
-            maybe = maybe or _is_mode_switch(test, scope, owner)
+            if not maybe:
+                # the same test is judged once per model (every use under it, every site asks)
+                key = (id(test), id(scope))
+                known = owner.mode_switches.get(key)
+                if known is None or known[0] is not test:
+                    known = owner.mode_switches[key] = (test, _is_mode_switch(test, scope, owner))
+                maybe = known[1]
         elif bool(value) != polarity:
             return None
     return KernelUse(use.use, use.via, maybe=True) if maybe else use

@@ -34,6 +34,8 @@ class Resolver:
         self.module_evaluator = None
         # (id(expr), id(scope), id(frame)) -> (expr, value): values are fixed once the module ran
         self.values: Dict[Tuple[int, int, int], Tuple[ast.expr, object]] = {}
+        # (id(test), id(scope)) -> (test, whether it is a mode switch): see model.settle_use
+        self.mode_switches: Dict[Tuple[int, int], Tuple[ast.expr, bool]] = {}
 
     # -- evaluation --------------------------------------------------------
     def evaluator(self):

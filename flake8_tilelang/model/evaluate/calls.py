@@ -50,11 +50,15 @@ class Calls:
     def call_value(self, func, args: tuple, kwargs: Dict[str, tuple], node, frame: Frame, call_node=None):
         if func is UNKNOWN:
             return UNKNOWN
-        if isinstance(func, ImportV):
+        t = type(func)  # the value classes have no subclasses: exact type tests
+        if t is ImportV:
             return LazyCallV(func, args, kwargs, node)  # called when its value is needed
-        if isinstance(func, LazyCallV):
+        if t is LazyCallV:
             func = self.deref(func)
-        if isinstance(func, FuncV):
+            t = type(func)
+        if t is LibV:  # the most frequent callee (torch.*, T.*, builtins): tested first
+            return self.library(func.q, args, kwargs, node, frame)
+        if t is FuncV:
             return func.ev.call_function(func, args, kwargs, node)
         if isinstance(func, LambdaV):
             return self.call_lambda(func, args, kwargs)
@@ -88,8 +92,6 @@ class Calls:
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
-        if isinstance(func, LibV):
-            return self.library(func.q, args, kwargs, node, frame)
         return UNKNOWN
 
     def construct(self, cls: ClassV, args: tuple, kwargs: Dict[str, tuple], node):

@@ -347,6 +347,8 @@ class Expressions:
 
     # -- attributes ----------------------------------------------------------
     def getattr_(self, obj, attr: str):
+        if obj is UNKNOWN:  # no test below holds for it
+            return UNKNOWN
         if isinstance(obj, LibV):
             if obj.q in C.PASS_CONFIG_KEY_CLASSES:
                 value = C.PASS_CONFIG_ENUM.get(attr)
