@@ -552,11 +552,14 @@ class Builder:
                 _CHILD_FIELDS_REVERSED[t] = fields
             for name in fields:  # last field first: the stack pops them in source order
                 value = getattr(node, name, None)
-                if value is None or type(value) is Constant:
-                    continue  # a constant has nothing to visit
-                if type(value) is list:
+                tv = type(value)
+                if value is None or tv is Constant or (tv is Name and fn is None):
+                    continue  # nothing to visit (a Name outside functions records nothing)
+                if tv is list:
                     for item in reversed(value):
-                        if item is not None and type(item) is not Constant and not isinstance(item, (str, int)):
+                        ti = type(item)
+                        if item is not None and ti is not Constant and not (ti is Name and fn is None) \
+                                and not isinstance(item, (str, int)):
                             push(item)
                 else:
                     push(value)

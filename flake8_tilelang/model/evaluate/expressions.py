@@ -35,6 +35,7 @@ COMPARE = {
 
 
 _Name, _Constant, _Call, _Attribute, _BinOp, _Slice = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.BinOp, ast.Slice
+_NOT_BOUND = object()
 
 
 class Expressions:
@@ -42,6 +43,10 @@ class Expressions:
 
     # -- names ---------------------------------------------------------------
     def lookup(self, name: str, frame: Frame):
+        if frame is not None and not frame.globals:  # the usual case: bound in the innermost frame
+            found = frame.vars.get(name, _NOT_BOUND)
+            if found is not _NOT_BOUND:
+                return found
         f: Optional[Frame] = frame
         first = True
         while f is not None:
