@@ -524,6 +524,7 @@ class Builder:
         pop = stack.pop
         push = stack.append
         Call, Name, Attribute, arg, Load, Constant = ast.Call, ast.Name, ast.Attribute, ast.arg, ast.Load, ast.Constant
+        BinOp = ast.BinOp
         while stack:
             node = pop()
             t = type(node)
@@ -543,6 +544,17 @@ class Builder:
                 if attr.isupper() and attr[:1].isalpha():
                     if qualname(node.value, ctx.scope) in C.PASS_CONFIG_KEY_CLASSES:
                         self.config_key_refs.append((node, attr, ctx.scope))
+                value = node.value  # its one child field, as the generic loop below would push it
+                tv = type(value)
+                if tv is not Constant and not (tv is Name and fn is None):
+                    push(value)
+                continue
+            elif t is BinOp:
+                for value in (node.right, node.left):  # pushed last first: popped left first
+                    tv = type(value)
+                    if tv is not Constant and not (tv is Name and fn is None):
+                        push(value)
+                continue
             elif t is arg:
                 if fn is not None:
                     fn.bound.add(node.arg)

@@ -437,7 +437,7 @@ def _union(a: List[KernelUse], b: List[KernelUse]) -> List[KernelUse]:
         return a
     out: Dict[tuple, KernelUse] = {}
     for u in list(a) + list(b):
-        key = (id(u.use.call), tuple(id(h.call) for h in u.via))
+        key = (id(u.use.call), tuple([id(h.call) for h in u.via]) if u.via else ())
         have = out.get(key)
         if have is None or (have.maybe and not u.maybe):
             out[key] = u

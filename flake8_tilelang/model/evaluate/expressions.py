@@ -76,6 +76,10 @@ class Expressions:
         # evaluated over real kernel files (names, constants, calls, ...)
         t = type(node)
         if t is _Name:
+            if frame is not None and not frame.globals:  # lookup's first step, inlined
+                found = frame.vars.get(node.id, _NOT_BOUND)
+                if found is not _NOT_BOUND:
+                    return found
             return self.lookup(node.id, frame)
         if t is _Constant:
             return node.value
