@@ -284,19 +284,22 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
     if "tilelang" not in source.text:  # the bytes matched inside something else (e.g. UTF-16)
         return FileResult([], True)
     honour = not settings.disable_noqa
+    # every noqa helper below looks only at lines holding "noqa": one scan of
+    # the text tells whether any does (most files have none)
+    noqa_text = honour and "noqa" in source.text.lower()
     wanted = settings.enabled
     known = _known_codes()
 
     malformed: List[Tuple[int, int, str, str]] = []
-    if honour and suppress.MALFORMED_NOQA in wanted:
+    if noqa_text and suppress.MALFORMED_NOQA in wanted:
         malformed = suppress.malformed_noqa(lines, known)
     comments = [(line, col, suppress.MALFORMED_NOQA, msg, advice, _repair_fix(lines, line, known))
                 for line, col, msg, advice in malformed]
-    if honour and suppress.flake8_skips_file(lines):
+    if noqa_text and suppress.flake8_skips_file(lines):
         # flake8 checks nothing in this file: neither does the command line,
         # except for the comment warnings.
         return FileResult(_finish(display, source, [], settings, None, comments), True)
-    directive = suppress.file_directive(lines) if honour else None
+    directive = suppress.file_directive(lines) if noqa_text else None
     if directive == suppress.ALL:
         return FileResult([], True)
 
@@ -314,7 +317,7 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
     index = suppress.NoqaIndex(lines)
     used: Dict[suppress.Noqa, Set[str]] = {}
     kept = []
-    if honour and suppress.has_noqa(lines):
+    if noqa_text and suppress.has_noqa(lines):
         spans = _line_spans(tree)
         for d in diagnostics:
             if not _may_have_noqa(d.line, spans, lines):
@@ -328,7 +331,7 @@ def _lint(display: str, data: bytes, settings: Settings, source: Optional[Source
     else:
         kept = list(diagnostics)
 
-    if honour and suppress.UNUSED_NOQA in wanted and suppress.has_noqa(lines):
+    if noqa_text and suppress.UNUSED_NOQA in wanted and suppress.has_noqa(lines):
         malformed_lines = {m[0] for m in malformed}
         for noqa in index.directives():
             if noqa.line in malformed_lines or not index.in_comment(noqa):

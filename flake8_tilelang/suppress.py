@@ -159,7 +159,14 @@ def comment_columns(lines: Sequence[str]) -> Dict[int, int]:
     """Line -> the column where its comment token starts. Only these are
     ever edited or judged (a `# noqa` inside a string or docstring is text;
     Ruff's RUF100 works on comment tokens too). A file that does not
-    tokenize has no comments we trust."""
+    tokenize has no comments we trust. Read-only: the last file's answer is
+    kept (the malformed-noqa check, each of its repairs and the unused-noqa
+    check ask for the same file: it is tokenized once)."""
+    global _LAST_COMMENTS
+    key = tuple(lines)
+    last = _LAST_COMMENTS  # one read: another thread may replace it
+    if last is not None and last[0] == key:
+        return last[1]
     import io
     import tokenize
 
@@ -169,8 +176,12 @@ def comment_columns(lines: Sequence[str]) -> Dict[int, int]:
             if tok.type == tokenize.COMMENT:
                 out[tok.start[0]] = tok.start[1]
     except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
-        return {}
+        out = {}
+    _LAST_COMMENTS = (key, out)
     return out
+
+
+_LAST_COMMENTS: Optional[Tuple[Tuple[str, ...], Dict[int, int]]] = None  # the last file's lines, its answer
 
 
 def comment_part(line: str, col: Optional[int]) -> Optional[str]:

@@ -3,6 +3,8 @@ import ast
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flake8_tilelang import constants as C
 from flake8_tilelang.engine import check_tree
@@ -435,6 +437,35 @@ def test_import_gate_accepts_real_imports(line):
     from flake8_tilelang.engine import imports_tilelang
 
     assert imports_tilelang([line + "\n"])
+
+
+_IMPORT_LINE_RE = r"^[ \t]*(?:from|import)[ \t].*\btilelang\b"  # what the gate replaced
+
+
+@pytest.mark.parametrize("line", [
+    "import tilelang\n", "from\ttilelang import x", "importtilelang", "import  tilelang_x", "import x_tilelang",
+    "from os import tilelangé", "from os import étilelang", "from os import 1tilelang", "import (tilelang)",
+    "import a\ntilelang", "import a # tilelang", "\t import tilelang.language", "from . import tilelang",
+    "import tilelangtilelang tilelang", "import tilelangx, tilelang", "x = 1  # import tilelang", "import",
+    "from tilelang", "import \u00b2tilelang", "import tilelang\u00b2", "import tilelang\r\n",
+])
+def test_import_gate_is_the_regular_expression_it_replaced(line):
+    import re
+
+    from flake8_tilelang.engine import import_line_names_tilelang
+
+    assert import_line_names_tilelang(line) == bool(re.match(_IMPORT_LINE_RE, line, re.M))
+
+
+@given(st.text(alphabet=" \t\n\r_.#(,xé1²" + "tilelang" + "frompt", max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_import_gate_agrees_with_the_regular_expression_on_any_line(text):
+    import re
+
+    from flake8_tilelang.engine import import_line_names_tilelang
+
+    for line in (text, "import " + text, "from " + text, "\timport x " + text + "tilelang"):
+        assert import_line_names_tilelang(line) == bool(re.match(_IMPORT_LINE_RE, line, re.M)), line
 
 
 @pytest.mark.parametrize("body, severity", [

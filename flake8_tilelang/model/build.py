@@ -42,17 +42,28 @@ class _Ctx:
         return new
 
 
+_LANGUAGE_DOT = C.LANGUAGE + "."
+_PRIMS: Dict[str, Optional[str]] = {}  # qualname -> canonical_prim(qualname): a pure function, asked per call
+
+
 def canonical_prim(qualname: Optional[str]) -> Optional[str]:
     """``tilelang.language.ascend.barrier_all`` -> ``barrier_all``;
     ``tilelang.language.tile.exp`` -> ``tile.exp``; anything else -> None."""
-    if not qualname or not qualname.startswith(C.LANGUAGE + "."):
+    if not qualname or not qualname.startswith(_LANGUAGE_DOT):
         return None
-    parts = qualname[len(C.LANGUAGE) + 1:].split(".")
+    found = _PRIMS.get(qualname)
+    if found is not None:
+        return found
+    parts = qualname[len(_LANGUAGE_DOT):].split(".")
     if len(parts) > 1 and parts[0] in C.TILE_MODULES:
         parts[0] = "tile"
     elif len(parts) > 1 and parts[0] in C.LANGUAGE_SUBMODULES:
         parts = parts[1:]
-    return ".".join(parts)
+    found = ".".join(parts)
+    if len(_PRIMS) > 4096:  # bounded: names come from the files read
+        _PRIMS.clear()
+    _PRIMS[qualname] = found
+    return found
 
 
 def qualname(expr: ast.expr, scope: Scope) -> Optional[str]:
@@ -212,17 +223,18 @@ class Builder:
                 ctx.scope.stmt_calls.add(id(value))
             self._expr(value, ctx)
             return
+        if t is ast.Assign:  # the next most common
+            self._expr(node.value, ctx)  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                self._bind(target, node.value, ctx)  # type: ignore[attr-defined]
+            self._record_alloc(node.targets, node.value, ctx)  # type: ignore[attr-defined]
+            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, ctx)
         elif isinstance(node, ast.ClassDef):
             self._class(node, ctx)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node, ctx.scope, ctx.fallback)
-        elif isinstance(node, ast.Assign):
-            self._expr(node.value, ctx)
-            for target in node.targets:
-                self._bind(target, node.value, ctx)
-            self._record_alloc(node.targets, node.value, ctx)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self._expr(node.value, ctx)
@@ -511,7 +523,8 @@ class Builder:
         stack: List[ast.AST] = [root]
         pop = stack.pop
         push = stack.append
-        Call, Name, Attribute, arg, Load = ast.Call, ast.Name, ast.Attribute, ast.arg, ast.Load
+        Call, Name, Attribute, arg, Load, Constant = ast.Call, ast.Name, ast.Attribute, ast.arg, ast.Load, ast.Constant
+        BinOp = ast.BinOp
         while stack:
             node = pop()
             t = type(node)
@@ -531,19 +544,34 @@ class Builder:
                 if attr.isupper() and attr[:1].isalpha():
                     if qualname(node.value, ctx.scope) in C.PASS_CONFIG_KEY_CLASSES:
                         self.config_key_refs.append((node, attr, ctx.scope))
+                value = node.value  # its one child field, as the generic loop below would push it
+                tv = type(value)
+                if tv is not Constant and not (tv is Name and fn is None):
+                    push(value)
+                continue
+            elif t is BinOp:
+                for value in (node.right, node.left):  # pushed last first: popped left first
+                    tv = type(value)
+                    if tv is not Constant and not (tv is Name and fn is None):
+                        push(value)
+                continue
             elif t is arg:
                 if fn is not None:
                     fn.bound.add(node.arg)
-            fields = _CHILD_FIELDS.get(t)
+            fields = _CHILD_FIELDS_REVERSED.get(t)
             if fields is None:
-                fields = _child_fields(t)
-            for name in reversed(fields):
+                fields = _child_fields(t)[::-1]
+                _CHILD_FIELDS_REVERSED[t] = fields
+            for name in fields:  # last field first: the stack pops them in source order
                 value = getattr(node, name, None)
-                if value is None:
-                    continue
-                if type(value) is list:
+                tv = type(value)
+                if value is None or tv is Constant or (tv is Name and fn is None):
+                    continue  # nothing to visit (a Name outside functions records nothing)
+                if tv is list:
                     for item in reversed(value):
-                        if item is not None and not isinstance(item, (str, int)):
+                        ti = type(item)
+                        if item is not None and ti is not Constant and not (ti is Name and fn is None) \
+                                and not isinstance(item, (str, int)):
                             push(item)
                 else:
                     push(value)
@@ -601,6 +629,7 @@ def _is_library(qualname: str) -> bool:
 # `ctx`, no operators, no plain strings/ints). Filled lazily.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "kind", "type_comment", "conversion", "is_async", "level"})
 _CHILD_FIELDS: Dict[type, tuple] = {ast.Constant: ()}
+_CHILD_FIELDS_REVERSED: Dict[type, tuple] = {ast.Constant: ()}
 
 
 def _child_fields(t: type) -> tuple:

@@ -533,7 +533,7 @@ def _union(a: List[KernelUse], b: List[KernelUse]) -> List[KernelUse]:
         return a
     out: Dict[tuple, KernelUse] = {}
     for u in list(a) + list(b):
-        key = (id(u.use.call), tuple(id(h.call) for h in u.via))
+        key = (id(u.use.call), tuple([id(h.call) for h in u.via]) if u.via else ())
         have = out.get(key)
         if have is None or (have.maybe and not u.maybe):
             out[key] = u
@@ -587,7 +587,13 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
         if value is not UNKNOWN:
             value = truth(value)
         if value is UNKNOWN:
-            maybe = maybe or _is_mode_switch(test, scope, owner)
+            if not maybe:
+                # the same test is judged once per model (every use under it, every site asks)
+                key = (id(test), id(scope))
+                known = owner.mode_switches.get(key)
+                if known is None or known[0] is not test:
+                    known = owner.mode_switches[key] = (test, _is_mode_switch(test, scope, owner))
+                maybe = known[1]
         elif bool(value) != polarity:
             return None
     return KernelUse(use.use, use.via, maybe=True) if maybe else use

@@ -13,7 +13,6 @@ from typing import Dict, List, Optional, Tuple
 
 from .. import constants as C
 from .build import Builder, qualname
-from .crossmod import Loader
 from .evaluate import UNKNOWN, Evaluator, export
 from .nodes import Binding, Function, Scope
 
@@ -35,6 +34,8 @@ class Resolver:
         self.module_evaluator = None
         # (id(expr), id(scope), id(frame)) -> (expr, value): values are fixed once the module ran
         self.values: Dict[Tuple[int, int, int], Tuple[ast.expr, object]] = {}
+        # (id(test), id(scope)) -> (test, whether it is a mode switch): see model.settle_use
+        self.mode_switches: Dict[Tuple[int, int], Tuple[ast.expr, bool]] = {}
 
     # -- evaluation --------------------------------------------------------
     def evaluator(self):
@@ -88,6 +89,8 @@ class Resolver:
     @property
     def loader(self):
         if self._loader is None:
+            from .crossmod import Loader  # deferred: most files never name a module of the project
+
             self._loader = Loader(self.filename, analyse=lambda builder, loader: Resolver(builder, loader=loader))
         return self._loader
 

@@ -166,7 +166,8 @@ def _kept_comment(ctx: FixContext, line: int, byte_col: int) -> str:
     rest = ctx.line(line).encode("utf-8", "surrogatepass")[byte_col:].decode("utf-8", "surrogatepass").strip()
     if not rest.startswith("#"):
         return ""
-    rest = re.sub(r"#\s*noqa(?::[\s]?(?:[A-Z]+[0-9]+(?:[,\s]+)?)+)?", "", rest, flags=re.I).strip()
+    if "noqa" in rest.lower():  # the pattern needs the word: no compile without it
+        rest = re.sub(r"#\s*noqa(?::[\s]?(?:[A-Z]+[0-9]+(?:[,\s]+)?)+)?", "", rest, flags=re.I).strip()
     rest = rest.lstrip("#").strip()
     return "# " + rest if rest else ""
 

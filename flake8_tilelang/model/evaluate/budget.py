@@ -50,13 +50,14 @@ def int_result_fits(op: str, a, b) -> bool:
     return bits <= MAX_INT_BITS
 
 
-_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+# compiled on first use (``re`` caches it): most modules never format with %
+_PERCENT = r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?"
 
 
 def format_fits(fmt) -> bool:
     """``fmt % args``: every width and precision the format names is within
     the string budget (``*`` takes them from the arguments: unknown)."""
-    for m in _PERCENT.finditer(fmt):
+    for m in re.finditer(_PERCENT, fmt):
         for n in m.groups():
             if n is not None and (n == "*" or len(n) > 4 or int(n) > MAX_LEN):
                 return False

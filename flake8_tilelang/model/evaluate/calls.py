@@ -6,7 +6,7 @@ import ast
 from typing import Dict, Optional
 
 from ..nodes import Function
-from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE
+from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN, LambdaV, LazyCallV, LibV,
@@ -18,11 +18,13 @@ class Calls:
 
     # -- calls ---------------------------------------------------------------
     def call(self, node: ast.Call, frame: Frame):
-        self.tick()
+        self.steps += 1  # self.tick(), inlined: once per call evaluated
+        if self.steps > self.max_steps:
+            raise Budget()
         func = self.expr(node.func, frame)
         args: list = []
         for a in node.args:
-            if isinstance(a, ast.Starred):
+            if type(a) is ast.Starred:
                 seq = self.iterate(self.expr(a.value, frame))
                 if seq is None:
                     args.append(STAR_UNKNOWN)
@@ -44,17 +46,21 @@ class Calls:
                     kwargs[KW_UNKNOWN] = (UNKNOWN, kw.value)
             else:
                 kwargs[kw.arg] = (value, kw.value)
-        site = node.func if isinstance(node.func, ast.Call) else node
+        site = node.func if type(node.func) is ast.Call else node
         return self.call_value(func, tuple(args), kwargs, site, frame, call_node=node)
 
     def call_value(self, func, args: tuple, kwargs: Dict[str, tuple], node, frame: Frame, call_node=None):
         if func is UNKNOWN:
             return UNKNOWN
-        if isinstance(func, ImportV):
+        t = type(func)  # the value classes have no subclasses: exact type tests
+        if t is ImportV:
             return LazyCallV(func, args, kwargs, node)  # called when its value is needed
-        if isinstance(func, LazyCallV):
+        if t is LazyCallV:
             func = self.deref(func)
-        if isinstance(func, FuncV):
+            t = type(func)
+        if t is LibV:  # the most frequent callee (torch.*, T.*, builtins): tested first
+            return self.library(func.q, args, kwargs, node, frame)
+        if t is FuncV:
             return func.ev.call_function(func, args, kwargs, node)
         if isinstance(func, LambdaV):
             return self.call_lambda(func, args, kwargs)
@@ -88,8 +94,6 @@ class Calls:
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
-        if isinstance(func, LibV):
-            return self.library(func.q, args, kwargs, node, frame)
         return UNKNOWN
 
     def construct(self, cls: ClassV, args: tuple, kwargs: Dict[str, tuple], node):

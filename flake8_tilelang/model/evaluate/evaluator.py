@@ -145,6 +145,9 @@ class Evaluator(Statements, Expressions, Calls, Library):
         """A name imported from the user's project, or a call of one, followed
         only when its value is needed (a test helper from another module is
         never read if nothing uses what it returns)."""
+        t = type(value)
+        if t is not LazyCallV and t is not ImportV:  # most values: as they are
+            return value
         if isinstance(value, LazyCallV):
             if value.result is PENDING:
                 value.result = UNKNOWN  # re-entrance guard

@@ -34,11 +34,19 @@ COMPARE = {
 }
 
 
+_Name, _Constant, _Call, _Attribute, _BinOp, _Slice = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.BinOp, ast.Slice
+_NOT_BOUND = object()
+
+
 class Expressions:
     """Mixin of ``Evaluator``: evaluating expressions."""
 
     # -- names ---------------------------------------------------------------
     def lookup(self, name: str, frame: Frame):
+        if frame is not None and not frame.globals:  # the usual case: bound in the innermost frame
+            found = frame.vars.get(name, _NOT_BOUND)
+            if found is not _NOT_BOUND:
+                return found
         f: Optional[Frame] = frame
         first = True
         while f is not None:
@@ -64,20 +72,30 @@ class Expressions:
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node, frame: Frame):
+        # the hot path: checks in the order of how often each node type is
+        # evaluated over real kernel files (names, constants, calls, ...)
+        t = type(node)
+        if t is _Name:
+            if frame is not None and not frame.globals:  # lookup's first step, inlined
+                found = frame.vars.get(node.id, _NOT_BOUND)
+                if found is not _NOT_BOUND:
+                    return found
+            return self.lookup(node.id, frame)
+        if t is _Constant:
+            return node.value
+        if t is _Call:
+            return self.call(node, frame)
+        if t is _Attribute:
+            return self.getattr_(self.expr(node.value, frame), node.attr)
+        if t is _BinOp:
+            return self.binop(node.op, self.expr(node.left, frame), self.expr(node.right, frame))
         if node is None:
             return None
-        t = type(node)
-        if t is ast.Constant:
-            return node.value
-        if t is ast.Name:
-            return self.lookup(node.id, frame)
-        if t is ast.Attribute:
-            return self.getattr_(self.expr(node.value, frame), node.attr)
-        if t is ast.Call:
-            return self.call(node, frame)
+        if t is _Slice:
+            return UNKNOWN
         if t is ast.Dict:
             return self.dict_display(node, frame)
-        if t in (ast.Tuple, ast.List):
+        if t is ast.Tuple or t is ast.List:
             items = []
             for e in node.elts:
                 if isinstance(e, ast.Starred):
@@ -90,8 +108,6 @@ class Expressions:
             return self.bounded(tuple(items) if t is ast.Tuple else mklist(items, self.token))
         if t is ast.Subscript:
             return self.subscript(self.expr(node.value, frame), self.expr(node.slice, frame))
-        if t is ast.BinOp:
-            return self.binop(node.op, self.expr(node.left, frame), self.expr(node.right, frame))
         if t is ast.UnaryOp:
             v = self.expr(node.operand, frame)
             if isinstance(node.op, ast.Not):
@@ -340,6 +356,8 @@ class Expressions:
 
     # -- attributes ----------------------------------------------------------
     def getattr_(self, obj, attr: str):
+        if obj is UNKNOWN:  # no test below holds for it
+            return UNKNOWN
         if isinstance(obj, LibV):
             if obj.q in C.PASS_CONFIG_KEY_CLASSES:
                 value = C.PASS_CONFIG_ENUM.get(attr)

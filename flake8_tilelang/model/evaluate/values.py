@@ -402,12 +402,18 @@ def as_bool(value) -> Optional[bool]:
 
 
 def join_vars(a: Dict[str, object], b: Dict[str, object]) -> Dict[str, object]:
+    """Both states' names (``a``'s order first); a name in both holds the
+    join of its two values (the same object: that object, without a call)."""
     out = {}
-    for name in list(a) + [n for n in b if n not in a]:
-        if name in a and name in b:
-            out[name] = join(a[name], b[name])
+    for name, va in a.items():
+        if name in b:
+            vb = b[name]
+            out[name] = va if va is vb else join(va, vb)
         else:
-            out[name] = a[name] if name in a else b[name]
+            out[name] = va
+    for name, vb in b.items():
+        if name not in a:
+            out[name] = vb
     return out
 
 
