@@ -117,10 +117,9 @@ class Diagnostic:
 
     @property
     def advice(self) -> Optional[str]:
-        """What to do: the fix title, else the help text."""
-        if self.fix is not None:
-            return self.fix.title
-        return self.help
+        """What to do: the help text (which may name alternatives), else the
+        fix title (which says what the fix's edit does)."""
+        return advice(self.help, self.fix)
 
     def _key(self) -> tuple:
         return (self.code, self.line, self.col, self.message, self.severity)
@@ -135,21 +134,42 @@ class Diagnostic:
         return "Diagnostic(code=%r, line=%r, col=%r, message=%r, severity=%r)" % self._key()
 
     def flake8_text(self, default_severity: Optional[str] = None) -> str:
+        """The flake8 plugin's line: flake8 cannot apply a fix, so the marker
+        says which command does (``FLAKE8_MARKERS``)."""
         return flake8_message(self.code, self.message, self.severity, default_severity, self.help,
-                              self.fix)
+                              self.fix, FLAKE8_MARKERS)
+
+
+def advice(help: Optional[str], fix: Optional[Fix]) -> Optional[str]:  # noqa: A002
+    """The advice of a one-line report: ``help`` when the rule gave one (it
+    may name alternatives: "delete it, or set X False"), else the fix title
+    (what the fix's edit does)."""
+    if help:
+        return help
+    return fix.title if fix is not None else None
+
+
+# The fix marker at the end of a one-line report. The command line's
+# `concise` output uses Ruff's markers (its summary names `--fix`); under
+# flake8, which cannot apply a fix, the marker names the command that does.
+CLI_MARKERS = {SAFE: " [*]", UNSAFE: " [*unsafe]"}
+FLAKE8_MARKERS = {SAFE: " [*] fixable: flake8-tilelang check --fix",
+                  UNSAFE: " [*unsafe] fixable: flake8-tilelang check --fix --unsafe-fixes"}
 
 
 def flake8_message(code: str, message: str, severity: str, default_severity: Optional[str],
-                   help: Optional[str], fix: Optional[Fix]) -> str:  # noqa: A002
+                   help: Optional[str], fix: Optional[Fix],  # noqa: A002
+                   markers: Optional[dict] = None) -> str:
     """The one line flake8 prints after the position: the code, a severity
     tag when this finding's tier differs from the rule's default (flake8 has
-    no severities; the tla-sarif/tla-github reporters read the tag back),
-    the finding, and the short advice. The command line's ``concise`` output
-    prints the same line."""
+    no severities; the tla-sarif/tla-github reporters read the tag back;
+    every tier is declared in the registry, see ``Rule.tiers``), the
+    finding, the short advice and a fix marker (``markers``: the command
+    line's ``CLI_MARKERS`` by default, ``FLAKE8_MARKERS`` in the plugin)."""
     tag = "[%s] " % severity if default_severity is not None and severity != default_severity else ""
-    text = with_advice(message, fix.title if fix is not None else help)
+    text = with_advice(message, advice(help, fix))
     if fix is not None and fix.applicability != DISPLAY_ONLY:
-        text += " [*]" if fix.applicability == SAFE else " [*unsafe]"
+        text += (markers or CLI_MARKERS)[fix.applicability]
     return "%s %s%s" % (code, tag, text)
 
 

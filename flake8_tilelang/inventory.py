@@ -300,7 +300,14 @@ def _diag_cell(diags: Sequence[Dict[str, object]]) -> str:
     return " ".join("%s x%d" % (c, n) if n > 1 else c for c, n in sorted(per.items())) or "-"
 
 
-def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, object]]) -> str:
+def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, object]],
+             width: Optional[int] = None) -> str:
+    """The inventory as a table; ``width``: the terminal's columns (long
+    locations, names and diagnostic lists are cut with an ellipsis, the
+    notes wrapped; a terminal too narrow for the columns gets one block per
+    kernel instead)."""
+    from .output.text import fit_table, records, wrap_note
+
     header = ["LOCATION", "KERNEL", "FACTORY", "TARGET", "MODE"] + [SHORT[k] for k in C.SWITCHES] + [
         "THREADS", "SCOPES", "SYNCS", "XFLAGS", "ALLOCS", "FOOTPRINT", "DIAGNOSTICS"]
     rows = [header]
@@ -313,25 +320,29 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
             + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
             + [_threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),
                str(n["cross_core_flags"]), str(n["expert_allocs"]), _footprint_cell(e), _diag_cell(diags)])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    # LOCATION (cut at its start), KERNEL, FACTORY, FOOTPRINT and DIAGNOSTICS give way
+    last = len(header) - 1
+    lines = fit_table(rows, width, shrink=(0, 1, 2, last - 1, last), left=(0,))
+    if width is not None and len(rows) > 1 and max(len(line) for line in lines) > width:
+        lines = records(rows, width)  # too narrow for the columns: one block per kernel
     s = summary(entries)
     modes = s["modes"]
     lines.append("")
-    lines.append("%d kernel%s in %d file%s: %s." % (
+    lines.append(wrap_note("%d kernel%s in %d file%s: %s." % (
         s["kernels"], "" if s["kernels"] == 1 else "s", s["files"], "" if s["files"] == 1 else "s",
-        ", ".join("%d %s" % (modes[m], m) for m in MODES)))  # type: ignore[index]
-    lines.append("Target: the dialect of each compile site (ascendc = Ascend C / PTO, npuir = AscendNPU IR, "
-                 "where the site names none: the `target` setting); Modes and the TL_ASCEND switches are "
-                 "Ascend C's.")
-    lines.append("Switch cells: on@14 = set on at line 14 (file:line when set in another module); "
-                 "off without a line = not set, so off; ? = unknown; one value per compile site, "
-                 "separated by /.")
+        ", ".join("%d %s" % (modes[m], m) for m in MODES)), width))  # type: ignore[index]
+    lines.append(wrap_note("Target: the dialect of each compile site (ascendc = Ascend C / PTO, npuir = AscendNPU IR, "
+                           "where the site names none: the `target` setting); Modes and the TL_ASCEND switches are "
+                           "Ascend C's.", width))
+    lines.append(wrap_note("Switch cells: on@14 = set on at line 14 (file:line when set in another module); "
+                           "off without a line = not set, so off; ? = unknown; one value per compile site, "
+                           "separated by /.", width))
     chip = next((e["footprint"]["chip"] for e in entries if e.get("footprint")), None)  # type: ignore[index]
     if chip is not None:
-        lines.append("Footprint cells: bytes per memory as the compiler lays the buffers out, against the %s "
-                     "capacity (K = KiB; the largest over the compile sites, * = from the factory's "
-                     "defaults, ! = over, ? = unknown planning or size, ~ = some sizes unknown)." % chip)
+        lines.append(wrap_note("Footprint cells: bytes per memory as the compiler lays the buffers out, against "
+                               "the %s capacity (K = KiB; the largest over the compile sites, * = from the "
+                               "factory's defaults, ! = over, ? = unknown planning or size, ~ = some sizes "
+                               "unknown)." % chip, width))
     for err in errors:
-        lines.append("%s: %s %s (not inventoried)" % (err["file"], err["code"], err["message"]))
+        lines.append(wrap_note("%s: %s %s (not inventoried)" % (err["file"], err["code"], err["message"]), width))
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Set, Tu
 
 from . import suppress
 from .constants import STRICT_ENV, THIRD_PARTY_ROOTS
-from .diagnostic import Fix, flake8_message, with_advice
+from .diagnostic import Fix, advice, flake8_message, with_advice
 from .settings import IO_ERROR, SYNTAX_ERROR, Settings
 from .source import DecodeError, SourceFile, byte_index, char_index, decode
 
@@ -60,7 +60,8 @@ class Finding(NamedTuple):
 
     @property
     def advice(self) -> Optional[str]:
-        return self.fix.title if self.fix is not None else self.help
+        """The help text, else the fix title (``diagnostic.advice``)."""
+        return advice(self.help, self.fix)
 
     def to_row(self) -> list:
         """Plain JSON data (the cache's entry format)."""

@@ -34,11 +34,16 @@ class Rule:
     def __init__(self, *, code: str, name: str, severity: str, confidence: str, summary: str, what: str,
                  why: str, fix: str, known_false_positives: str, references: str,
                  check: Optional[Callable] = None, default_enabled: bool = True, preview: bool = False,
-                 since: str = "0.1.0", yields_to: tuple = (), autofix: str = "",
+                 since: str = "0.1.0", yields_to: tuple = (), autofix: str = "", tiers: tuple = (),
                  dialects: tuple = ("ascendc",)):
         self.code = code
         self.name = name  # kebab-case
-        self.severity = severity  # error / warning / info
+        self.severity = severity  # error / warning / info: the default tier
+        # Other severities a finding of this rule may have, each with when:
+        # ((WARNING, "when TL_ASCEND_AUTO_CV_COMBINE is off"),). The one
+        # source of every severity a front end prints: ``run`` refuses a
+        # finding whose severity is not declared here.
+        self.tiers = tuple(tiers)
         self.confidence = confidence  # "high" or "medium"
         self.summary = summary
         self.what = what
@@ -64,12 +69,30 @@ class Rule:
     def __repr__(self) -> str:
         return "Rule(%s %s)" % (self.code, self.name)
 
+    @property
+    def severities(self) -> tuple:
+        """Every severity a finding of this rule may have, the default first."""
+        return (self.severity,) + tuple(s for s, _ in self.tiers if s != self.severity)
+
+    def severity_text(self) -> str:
+        """``error`` or ``error (warning when ...)``: the docs' and
+        ``rules``' spelling of the tiers."""
+        if not self.tiers:
+            return self.severity
+        return "%s (%s)" % (self.severity, "; ".join("%s %s" % (s, when) for s, when in self.tiers))
+
     def run(self, model) -> List[Diagnostic]:
         """The check's findings as Diagnostics with this rule's code and
-        default severity (a rule yields ``report(...)`` drafts)."""
+        default severity (a rule yields ``report(...)`` drafts); a severity
+        the registry does not declare for this rule is a bug (TLA000)."""
         if hasattr(model, "for_dialects"):
             model = model.for_dialects(self.dialects)
-        return [found.finish(self.code, self.severity) for found in self.check(model)]  # type: ignore[misc]
+        out = [found.finish(self.code, self.severity) for found in self.check(model)]  # type: ignore[misc]
+        for d in out:
+            if d.severity not in self.severities:
+                raise ValueError("%s reported severity %r, not declared in the registry (%s)" % (
+                    self.code, d.severity, "/".join(self.severities)))
+        return out
 
     @property
     def example_path(self) -> str:
@@ -94,7 +117,7 @@ class Rule:
             "# %s %s" % (self.code, self.name),
             "",
             "Severity: %s. Confidence: %s. %s%s. Since %s." % (
-                self.severity, self.confidence, state[0].upper() + state[1:],
+                self.severity_text(), self.confidence, state[0].upper() + state[1:],
                 ", preview" if self.preview else "", self.since),
             "",
         ]
@@ -127,8 +150,8 @@ class Registry:
             raise ValueError("bad rule code %r" % rule.code)
         if not kebab_case(rule.name):
             raise ValueError("rule name must be kebab-case: %r" % rule.name)
-        if rule.severity not in SEVERITIES:
-            raise ValueError("bad severity %r" % rule.severity)
+        if rule.severity not in SEVERITIES or any(s not in SEVERITIES for s, _ in rule.tiers):
+            raise ValueError("bad severity %r" % ((rule.severity,) + rule.tiers,))
         if rule.code in self._rules:
             raise ValueError("duplicate rule code %s" % rule.code)
         if any(r.name == rule.name for r in self._rules.values()):

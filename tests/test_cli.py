@@ -493,7 +493,7 @@ def test_rules_lists_every_code(capsys):
     rows = {line.split()[0]: line.split() for line in out.splitlines()[1:]
             if line[:3] in ("TLA", "E90", "E99")}
     for r in all_rules():
-        assert rows[r.code][1] == r.name and rows[r.code][2] == r.severity
+        assert rows[r.code][1] == r.name and rows[r.code][2] == "/".join(r.severities)
         assert rows[r.code][3] == ("on" if r.default_enabled else "opt-in,")[:len(rows[r.code][3])]
     assert rows["TLA096"][3] == "opt-in" and rows["E999"][3] == "always"
     data = json.loads(run(["rules", "--output-format", "json"], capsys)[1])

@@ -47,8 +47,10 @@ def test_full_shows_source_and_caret(repo, capsys):
         '16 |             with T.Scope("V"):',
         "   |                  ^^^^^^^^^^^^ TLA001",
         "   |",
-        "   = unsafe fix: Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+        # the advice (with its alternative) is help; the fix line says what the edit does
+        "   = help: Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
         "scope every op by hand",
+        "   = unsafe fix: Unwrap the `with T.Scope` block (its body stays, dedented)",
     ]
     assert "\033[" not in out  # no colour when not a terminal
     assert err.strip() == ("Found 2 diagnostics (2 warnings) in 1 file of 1 checked.\n"
@@ -74,7 +76,16 @@ def test_statistics(repo, capsys):
     assert {r[1]: int(r[0]) for r in rows} == {"TLA001": 2, "TLA002": 2, "TLA003": 1, "TLA053": 1}
     data = json.loads(run(["check", "--no-cache", "--statistics", "--output-format", "json"], capsys)[1])
     assert data[0] == {"code": "TLA001", "name": "scope-under-auto-cv-combine", "count": 2,
-                       "severity": "warning"}
+                       "severity": "warning", "fixable": False, "fixable_count": 0}
+    # Ruff's fixable column: `[*]` on the codes --fix (here with --unsafe-fixes) fixes, and how many
+    _, stats, _ = run(["check", "--no-cache", "--extend-select", "TLA053", "--statistics", "--unsafe-fixes",
+                       "--output-format", "concise"], capsys)
+    lines = {line.split()[1]: line for line in stats.splitlines()}
+    assert lines["TLA001"].split()[:4] == ["2", "TLA001", "[*]", "scope-under-auto-cv-combine"]
+    assert lines["TLA053"].split()[2] != "[*]" and lines["TLA053"].split()[2] == "lower-without-pass-context"
+    data = json.loads(run(["check", "--no-cache", "--statistics", "--unsafe-fixes", "--output-format", "json"],
+                          capsys)[1])
+    assert {d["code"]: d["fixable_count"] for d in data if d["fixable"]} == {"TLA001": 2, "TLA002": 2}
 
 
 def test_summary_goes_to_stderr_for_people_only(repo, capsys):
@@ -110,8 +121,7 @@ def test_json_follows_ruffs_schema(repo, capsys):
         "cell": None, "code": "TLA001", "url": None, "severity": "warning",
         "fix": {
             "applicability": "unsafe",
-            "message": "Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
-                       "every op by hand",
+            "message": "Unwrap the `with T.Scope` block (its body stays, dedented)",
             # the header line goes, the body moves 4 columns left (columns 13-16 of each line)
             "edits": [{"content": "", "location": {"row": 16, "column": 1},
                        "end_location": {"row": 17, "column": 1}}] + dedent,
@@ -120,7 +130,9 @@ def test_json_follows_ruffs_schema(repo, capsys):
         "location": {"row": 16, "column": 18},
         "end_location": {"row": 16, "column": 30},
         "message": first["message"], "noqa_row": 16,
-        "help": None,  # the advice is the fix's message
+        # the advice names the alternative; the fix's message says what its edits do
+        "help": "Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and scope "
+                "every op by hand",
     }
     assert "remove" not in first["message"].lower()  # the advice is not repeated in the message
     sev = {d["code"]: d["severity"] for d in data}
@@ -391,6 +403,12 @@ def test_plugin_and_cli_report_the_same(tmp_path, capsys, monkeypatch, fixtures_
         # flake8 reads no notebooks (nbQA feeds it their cells): leave fixtures/notebooks out
         code, out, _ = run(["check", "--no-cache", "--output-format", "concise", "--extend-ignore", "TLA095",
                             "--extend-exclude", "*.ipynb"] + sel + paths, capsys)
+        # the same lines, but flake8 cannot fix: its marker names the command that does
+        from flake8_tilelang.diagnostic import CLI_MARKERS, FLAKE8_MARKERS
+
+        assert flake8_out.count(FLAKE8_MARKERS["unsafe"]) == out.count(CLI_MARKERS["unsafe"]) > 0
+        for kind in ("safe", "unsafe"):
+            flake8_out = flake8_out.replace(FLAKE8_MARKERS[kind] + "\n", CLI_MARKERS[kind] + "\n")
         assert out == flake8_out
         assert code == proc.returncode == 1
         assert str(cases) in out

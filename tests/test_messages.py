@@ -46,7 +46,7 @@ def test_scope_name_with_escape_is_quoted():
     assert found[0].message == ("`T.Scope('V\\x1b[31m')` silently selects the Cube core: only the exact "
                                 'string "V" selects Vector')
     assert found[0].help == 'Use `T.Scope("V")`'
-    assert text.endswith('; use `T.Scope("V")` [*unsafe]')  # the block would move to the Vector core (#18)
+    assert text.endswith('; use `T.Scope("V")` [*unsafe] fixable: flake8-tilelang check --fix --unsafe-fixes')  # the block would move to the Vector core (#18)
 
 
 def test_pipe_name_with_newline_is_quoted():

@@ -96,7 +96,16 @@ def test_flake8_text_carries_advice_tier_and_fixability():
     assert read_severity_tag("[PIPE] x") == (None, "[PIPE] x")
     fixed = Diagnostic("TLA050", 1, 0, "unknown key", "error",
                        fix=Fix("Use `tl.ascend_auto_sync`", [Edit((1, 0), (1, 3), "x")], SAFE))
-    assert fixed.flake8_text("error").endswith("; use `tl.ascend_auto_sync` [*]")
+    # flake8 cannot fix: the plugin's marker names the command that does; `concise` keeps Ruff's
+    assert fixed.flake8_text("error").endswith(
+        "; use `tl.ascend_auto_sync` [*] fixable: flake8-tilelang check --fix")
+    finding = Finding("k.py", 1, 0, "TLA050", "unknown key", "error", 1, 3, 1, "abc", None, fixed.fix, "")
+    assert finding.flake8_text().endswith("; use `tl.ascend_auto_sync` [*]")
+    # the advice is `help` when there is one (alternatives), the fix title says what the edit does
+    both = Diagnostic("TLA002", 1, 0, "double sync", "warning", help="Delete it, or set X False",
+                      fix=Fix("Delete the hand-written `T.barrier_all`", [Edit((1, 0), (1, 3), "")], UNSAFE))
+    assert both.flake8_text("warning") == ("TLA002 double sync; delete it, or set X False [*unsafe] fixable: "
+                                           "flake8-tilelang check --fix --unsafe-fixes")
     assert Fix("Look at it", [], UNSAFE).applicability == DISPLAY_ONLY  # no edit: display only
 
 

@@ -58,6 +58,7 @@ def _parser():
                 sys.stderr.write(message)
             raise _Exit(status)
 
+    commands = {}  # name -> its parser: a usage error after a command prints that command's usage
     top = Parser(prog=PROG, description="Static checks for TileLang-Ascend kernels.",
                  epilog="Run '%s COMMAND --help' for a command's options." % PROG)
     top.add_argument("--version", action="store_true", help="print versions and exit")
@@ -131,12 +132,14 @@ def _parser():
     g = check.add_argument_group("fixes")
     g.add_argument("--fix", dest="fix", action="store_true", default=None,
                    help="apply the safe fixes and write the files (config: `fix`)")
-    g.add_argument("--no-fix", dest="fix", action="store_false", default=None, help=argparse_suppress())
+    g.add_argument("--no-fix", dest="fix", action="store_false", default=None,
+                   help="apply no fix, even when a configuration says `fix = true`")
     g.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None,
                    help="also apply (or count as fixable) the fixes that may change what a kernel "
                         "does (config: `unsafe-fixes`)")
     g.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", default=None,
-                   help=argparse_suppress())
+                   help="neither apply nor count the unsafe fixes, even when a configuration says "
+                        "`unsafe-fixes = true`")
     g.add_argument("--fix-only", dest="fix_only", action="store_true", default=None,
                    help="apply the fixes and report nothing else (exit 0)")
     g.add_argument("--no-fix-only", dest="fix_only", action="store_false", default=None,
@@ -147,7 +150,7 @@ def _parser():
     g.add_argument("--show-fixes", dest="show_fixes", action="store_true", default=None,
                    help="list the fixes applied (config: `show-fixes`)")
     g.add_argument("--no-show-fixes", dest="show_fixes", action="store_false", default=None,
-                   help=argparse_suppress())
+                   help="do not list the fixes applied (overrides `show-fixes = true`)")
     g.add_argument("--add-noqa", action="store_true",
                    help="append `# noqa: CODE` to every reported line (merging with an existing "
                         "noqa) and report nothing else")
@@ -155,6 +158,9 @@ def _parser():
     g.add_argument("--statistics", action="store_true",
                    help="print code, name and count per code instead of the diagnostics")
     g.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")
+    g.add_argument("-w", "--watch", action="store_true",
+                   help="check again whenever a checked file (or a pyproject.toml) is added, changed or "
+                        "removed, clearing the screen; Ctrl-C exits 0")
     g.add_argument("--fail-on", choices=FAIL_ON[::-1], default=None,
                    help="lowest severity that makes the exit code 1 (default: warning; info "
                         "diagnostics never fail unless --fail-on info)")
@@ -215,6 +221,8 @@ def _parser():
     server.add_argument("--stdio", action="store_true",
                         help="accepted for clients that pass it; stdio is the only transport")
     sub.add_parser("version", help="print versions")
+    commands.update(sub.choices)
+    top.commands = commands  # type: ignore[attr-defined]
     return top
 
 
@@ -274,7 +282,12 @@ def silence_stdout() -> None:
 
 def _main(argv: List[str]) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # argparse hands a command's unknown options back to the top-level
+        # parser, which would print the top-level usage: print the command's
+        command = parser.commands.get(getattr(args, "command", None) or "")
+        (command or parser).error("unrecognized arguments: %s" % " ".join(extra))
     if args.version or args.command == "version":
         from .commands import _emit
 

@@ -165,7 +165,18 @@ def render(fmt: str, findings, settings: Settings, files: int, color: bool = Fal
     raise ConfigError("unknown output format %r" % fmt)
 
 
+def _fixable(settings: Settings):
+    """Would ``--fix`` (with this run's ``unsafe-fixes``) apply the finding's fix?"""
+    from ..fixes import applicable
+
+    return lambda f: applicable(f.fix, settings.unsafe_fixes)
+
+
 def cmd_check(args) -> int:
+    if getattr(args, "watch", False):
+        from .watch import watch
+
+        return watch(args)
     from .run import check
 
     finder = SettingsFinder(args)
@@ -205,10 +216,11 @@ def cmd_check(args) -> int:
         from ..output.text import statistics_rows, statistics_text
 
         names = {r.code: r.name for r in known_rules()}
-        rows = statistics_rows(findings, names)
+        rows = statistics_rows(findings, names, _fixable(settings))
         if fmt in ("json", "json-lines"):
-            text = json.dumps([{"code": c, "name": n, "count": k, "severity": s}
-                               for c, n, k, s in rows], indent=2) + "\n"
+            text = json.dumps([{"code": c, "name": n, "count": k, "severity": s, "fixable": bool(x),
+                                "fixable_count": x}
+                               for c, n, k, s, x in rows], indent=2) + "\n"
         else:
             text = statistics_text(rows)
     else:
@@ -219,7 +231,7 @@ def cmd_check(args) -> int:
             from ..output.text import statistics_rows, statistics_text
 
             names = {r.code: r.name for r in known_rules()}
-            _note(statistics_text(statistics_rows(findings, names)).rstrip("\n"))
+            _note(statistics_text(statistics_rows(findings, names, _fixable(settings))).rstrip("\n"))
     if fixrun is not None and settings.show_fixes and is_human(fmt):
         from .fixing import show_fixes_text
 
@@ -310,6 +322,8 @@ def _find_rule(code: str):
 def _rule_json(rule, docs: bool = False) -> Dict[str, object]:
     out: Dict[str, object] = {
         "code": rule.code, "name": rule.name, "severity": rule.severity,
+        "severities": list(rule.severities),
+        "tiers": [{"severity": sev, "when": when} for sev, when in getattr(rule, "tiers", ())],
         "confidence": rule.confidence, "default_enabled": rule.default_enabled,
         "always_reported": rule.code in ALWAYS_REPORTED,
         "preview": rule.preview, "since": rule.since, "summary": " ".join(rule.summary.split()),
@@ -340,7 +354,7 @@ def cmd_rules(args) -> int:
         _emit(json.dumps([_rule_json(r) for r in rules], indent=2) + "\n")
         return 0
     rows = [("CODE", "NAME", "SEVERITY", "DEFAULT", "SUMMARY")]
-    rows += [(r.code, r.name, r.severity, _default_state(r), " ".join(r.summary.split()))
+    rows += [(r.code, r.name, "/".join(r.severities), _default_state(r), " ".join(r.summary.split()))
              for r in rules]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4] for row in rows]
@@ -348,6 +362,10 @@ def cmd_rules(args) -> int:
     lines.append("Opt-in codes report only when selected by their code or a prefix longer than TLA "
                  "(--extend-select TLA052); ALL and TLA do not enable them. TLA096 is also enabled "
                  "by --report-unused-noqa. E902 and E999 are always reported.")
+    tiered = [r for r in rules if r.tiers]
+    if tiered:
+        lines.append("Two severities (the default first): %s." % "; ".join(
+            "%s is %s" % (r.code, r.severity_text()) for r in tiered))
     _emit("\n".join(lines) + "\n")
     return 0
 
@@ -430,6 +448,18 @@ def cmd_config(args) -> int:
 
 # -- kernels --------------------------------------------------------------------
 
+def _table_width(output_file: Optional[str]) -> Optional[int]:
+    """The columns a table may take: the terminal's (``COLUMNS`` when set),
+    None (no limit) for a file or a pipe, whose reader wants every byte."""
+    import shutil
+
+    if output_file:
+        return None
+    if not os.environ.get("COLUMNS") and not (hasattr(sys.stdout, "isatty") and sys.stdout.isatty()):
+        return None
+    return max(40, shutil.get_terminal_size().columns)
+
+
 def cmd_kernels(args) -> int:
     from ..inventory import inventory, summary, to_table
     from .discover import STDIN, discover
@@ -457,7 +487,7 @@ def cmd_kernels(args) -> int:
         text = json.dumps(_json_safe({"kernels": entries, "errors": errors,
                                       "summary": summary(entries)}), indent=2) + "\n"
     else:
-        text = _printable_lines(to_table(entries, errors))
+        text = _printable_lines(to_table(entries, errors, _table_width(args.output_file)))
     _emit(text, args.output_file)
     return 2 if errors and not entries else 0
 

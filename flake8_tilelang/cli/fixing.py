@@ -24,8 +24,85 @@ def _plural(n: int, word: str) -> str:
     return "%d %s%s" % (n, word, "" if n == 1 else "s")
 
 
+class Tally:
+    """What became of each finding of a fixed file, so that the counts add up
+    (``check`` found ``total``; ``--fix`` reports ``fixed + resolved +
+    remaining == total`` and prints ``remaining + new`` findings):
+
+    - fixed: a finding whose fix this run applies and that is gone;
+    - resolved: a finding without an applicable fix that is gone all the
+      same (the key a TLA005 fix removes was also TLA004's finding);
+    - remaining: a finding still reported after the fixes;
+    - new: a finding of the fixed file that was not reported before (a
+      renamed key that now takes effect)."""
+
+    def __init__(self) -> None:
+        self.fixed: List[Finding] = []
+        self.resolved: List[Finding] = []
+        self.remaining: List[Finding] = []
+        self.new: List[Finding] = []
+
+    def add(self, other: "Tally") -> None:
+        for name in ("fixed", "resolved", "remaining", "new"):
+            getattr(self, name).extend(getattr(other, name))
+
+    @property
+    def total(self) -> int:
+        """The findings before the fixes."""
+        return len(self.fixed) + len(self.resolved) + len(self.remaining)
+
+
+def _match_key(f: Finding) -> Tuple[str, str]:
+    """A finding's identity across an edit: its code and message with the
+    numbers blanked (the fixes move lines: "set at line 14")."""
+    import re
+
+    return f.code, re.sub(r"\d+", "#", f.message)
+
+
+def tally(before: List[Finding], after: List[Finding], unsafe: bool) -> Tally:
+    """Match the findings before and after fixing one file (see ``Tally``):
+    first by code, message and the text of the reported line (two launches
+    with the same finding differ there once one is fixed), then a finding
+    without an applicable fix by code and message alone (a fix elsewhere on
+    its line edited that line)."""
+    out = Tally()
+    exact: Dict[Tuple, List[int]] = {}
+    loose: Dict[Tuple, List[int]] = {}
+    for i, f in enumerate(after):
+        exact.setdefault(_match_key(f) + (f.source.strip(),), []).append(i)
+        loose.setdefault(_match_key(f), []).append(i)
+    taken = set()
+
+    def take(table, key) -> bool:
+        for i in table.get(key, ()):
+            if i not in taken:
+                taken.add(i)
+                return True
+        return False
+
+    unmatched = []
+    # a finding without an applicable fix claims its match first: of two
+    # launches with the same line, the one that had no fix is what is left
+    for f in sorted(before, key=lambda f: applicable(f.fix, unsafe)):
+        if take(exact, _match_key(f) + (f.source.strip(),)):
+            out.remaining.append(f)
+        else:
+            unmatched.append(f)
+    for f in unmatched:
+        if applicable(f.fix, unsafe):
+            out.fixed.append(f)
+        elif take(loose, _match_key(f)):
+            out.remaining.append(f)
+        else:
+            out.resolved.append(f)
+    out.new = [f for i, f in enumerate(after) if i not in taken]
+    return out
+
+
 class FixRun:
     def __init__(self) -> None:
+        self.tally = Tally()
         self.results: Dict[str, FixResult] = {}
         self.diffs: List[str] = []
         self.stdin_output: Optional[bytes] = None
@@ -35,10 +112,12 @@ class FixRun:
         self.unwritten: List[str] = []
         # the configuration files whose ``fix = true`` turned fixing on
         self.fix_configs: List[str] = []
+        # display path -> the findings fixed in that file
+        self.fixed_in: Dict[str, List[Finding]] = {}
 
     @property
     def fixed(self) -> List[Finding]:
-        return [f for r in self.results.values() for f in r.fixed]
+        return self.tally.fixed
 
 
 def _by_path(findings: List[Finding]) -> Dict[str, List[Finding]]:
@@ -86,10 +165,12 @@ def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_disp
         unsafe = settings.unsafe_fixes
         if not (always or settings.fix):
             run.findings.extend(mine)
+            run.tally.remaining.extend(mine)
             continue
         is_stdin = path == stdin_display and stdin_data is not None
         if not any(applicable(f.fix, unsafe) for f in mine):
             run.findings.extend(mine)
+            run.tally.remaining.extend(mine)
             if is_stdin:
                 run.stdin_output = stdin_data
             continue
@@ -116,24 +197,31 @@ def apply_fixes(findings: List[Finding], finder, base, *, diff: bool, stdin_disp
             run.errors.append("%s: not fixed: %s" % (path, exc))
             run.unwritten.append(path)
             run.findings.extend(mine)
+            run.tally.remaining.extend(mine)
             continue
         except NotWritten as exc:
             run.errors.append("%s: not fixed: %s" % (path, exc))
             run.unwritten.append(path)
             run.findings.extend(mine)
+            run.tally.remaining.extend(mine)
             continue
         except OSError as exc:
             run.errors.append("%s: cannot write the fixes, the file is unchanged: %s" % (
                 path, exc.strerror or exc))
             run.unwritten.append(path)
             run.findings.extend(mine)
+            run.tally.remaining.extend(mine)
             continue
         if not held:  # re-read, and nothing to fix any more
             run.findings.extend(mine)
+            run.tally.remaining.extend(mine)
             continue
         result = held[-1]
         run.results[path] = result
         run.findings.extend(result.remaining)
+        mine_tally = tally(mine, result.remaining, unsafe)
+        run.tally.add(mine_tally)
+        run.fixed_in[path] = mine_tally.fixed
         if not result.converged:
             run.errors.append("%s: the fixes did not settle after %d passes; the last result is kept "
                               "(please report it with this file)" % (path, result.iterations))
@@ -182,8 +270,8 @@ def show_fixes_text(run: FixRun, names: Dict[str, str], verb: str = "Fixed") -> 
     if not run.fixed:
         return ""
     lines = ["%s %s:" % (verb, _plural(len(run.fixed), "diagnostic"))]
-    for path in sorted(run.results):
-        fixed = run.results[path].fixed
+    for path in sorted(run.fixed_in):
+        fixed = run.fixed_in[path]
         if not fixed:
             continue
         lines.append("- %s:" % path)
@@ -196,20 +284,31 @@ def show_fixes_text(run: FixRun, names: Dict[str, str], verb: str = "Fixed") -> 
 
 
 def fix_summary(run: FixRun, unsafe: bool, diff: bool, fix_only: bool) -> str:
-    fixed = len(run.fixed)
-    if diff:
-        head = "Would fix %s" % _plural(fixed, "diagnostic") if fixed else "No diagnostics would be fixed"
-    elif fix_only:
-        head = "Fixed %s" % _plural(fixed, "diagnostic") if fixed else "No diagnostics fixed"
-    else:
-        remaining = len(run.findings)
-        if not fixed and not remaining:
-            return ""
-        head = "Found %s (%d fixed, %d remaining)" % (_plural(fixed + remaining, "diagnostic"), fixed, remaining)
-    hidden = 0 if unsafe else sum(1 for f in run.findings if hidden_unsafe(f.fix))
-    if hidden:
-        head += " (%d additional fix%s available with `--unsafe-fixes`)" % (hidden, "" if hidden == 1 else "es")
-    return head + "."
+    """Ruff's lines: ``Would fix N diagnostics``, ``Fixed N diagnostics``,
+    ``Found N diagnostics (M fixed, K remaining).``; N is what ``check``
+    found, every one of them counted once (``Tally``)."""
+    t = run.tally
+    fixed = len(t.fixed)
+    if diff or fix_only:
+        if diff:
+            head = "Would fix %s" % _plural(fixed, "diagnostic") if fixed else "No diagnostics would be fixed"
+        else:
+            head = "Fixed %s" % _plural(fixed, "diagnostic") if fixed else "No diagnostics fixed"
+        hidden = 0 if unsafe else sum(1 for f in run.findings if hidden_unsafe(f.fix))
+        if hidden:
+            head += " (%d additional fix%s available with `--unsafe-fixes`)" % (
+                hidden, "" if hidden == 1 else "es")
+        return head + "."
+    if not t.total and not t.new:
+        return ""
+    parts = ["%d fixed" % fixed]
+    if t.resolved:
+        parts.append("%d resolved by the fixes" % len(t.resolved))
+    parts.append("%d remaining" % len(t.remaining))
+    head = "Found %s (%s)." % (_plural(t.total, "diagnostic"), ", ".join(parts))
+    if t.new:
+        head += " The fixed code has %s (listed above)." % _plural(len(t.new), "new diagnostic")
+    return head
 
 
 def add_noqa_files(findings: List[Finding], stdin_display: Optional[str],

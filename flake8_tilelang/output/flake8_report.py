@@ -119,5 +119,6 @@ class GithubFormatter(_Base):
     def stop(self) -> None:
         from .machine import github_summary
 
-        self._write(github_summary(self._records))
+        # name flake8's own flag, not the command line's --output-format
+        self._write(github_summary(self._records, sarif_option="--format=tla-sarif"))
         super().stop()

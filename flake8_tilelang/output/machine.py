@@ -40,7 +40,7 @@ def json_object(f, abspath: Callable[[str], str], docs_url: Optional[str] = None
                          "row": max(f.end_line, 1)},
         "filename": json_safe(abspath(f.path)),
         "fix": _json_fix(f),
-        "help": json_safe(f.help) if f.help is not None and f.fix is None else None,
+        "help": json_safe(f.help) if f.help else None,
         "location": {"column": f.char_col, "row": line},
         "message": json_safe(f.message),
         "noqa_row": f.noqa_row,
@@ -274,9 +274,12 @@ def github_line(f, relpath: Callable[[str], str]) -> str:
                             escape_data(message))
 
 
-def github_summary(findings: Sequence, files: Optional[int] = None) -> str:
+def github_summary(findings: Sequence, files: Optional[int] = None,
+                   sarif_option: str = "--output-format sarif") -> str:
     """A plain log line after the annotations: GitHub shows only the first
-    10 annotations of each type per step, the log keeps every one."""
+    10 annotations of each type per step, the log keeps every one.
+    ``sarif_option``: how the front end asks for SARIF (flake8's reporter
+    passes ``--format=tla-sarif``)."""
     counts = severity_counts(findings)
     where = " (%s checked)" % plural(files, "file") if files is not None else ""
     if not findings:
@@ -291,8 +294,8 @@ def github_summary(findings: Sequence, files: Optional[int] = None) -> str:
     text = "%s: %s: %s%s." % (TOOL_NAME, plural(len(findings), "diagnostic"), ", ".join(parts), where)
     if hidden:
         text += (" GitHub shows only the first %d annotations of each type per step; all of them "
-                 "are in this log, and --output-format sarif uploads every one to code scanning."
-                 % GITHUB_SHOWN_PER_TYPE)
+                 "are in this log, and %s uploads every one to code scanning."
+                 % (GITHUB_SHOWN_PER_TYPE, sarif_option))
     return text
 
 

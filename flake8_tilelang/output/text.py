@@ -8,7 +8,7 @@ every undecodable byte of a file name is printed as a visible escape.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import printable
 
@@ -67,32 +67,141 @@ def full(findings: Iterable, color: bool = False) -> str:
             out.append("%s %s %s%s %s" % (gutter, bar, " " * start,
                                           _paint("^" * width, sev, color), _paint(f.code, sev, color)))
             out.append("%s %s" % (gutter, bar))
-        advice = f.advice
-        if advice:
-            label = "help" if f.fix is None or f.fix.applicability == "display-only" else (
-                "fix" if f.fix.applicability == "safe" else "unsafe fix")
+        for label, text in advice_lines(f):
             out.append("%s %s %s" % (" " * len(str(max(f.line, 0))), _paint("=", _DIM, color),
-                                     "%s: %s" % (_paint(label, _BOLD, color), printable(advice))))
+                                     "%s: %s" % (_paint(label, _BOLD, color), printable(text))))
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
 
 
-def statistics_rows(findings: Iterable, names: Dict[str, str]) -> List[Tuple[str, str, int, str]]:
+def advice_lines(f) -> List[Tuple[str, str]]:
+    """Ruff's trailer lines: ``help`` (the advice, which may name
+    alternatives) and the fix (its title says what the edit does), labelled
+    ``fix`` or ``unsafe fix``; a display-only fix is advice (``help``)."""
+    fix = f.fix
+    lines: List[Tuple[str, str]] = []
+    if f.help and (fix is None or f.help != fix.title):
+        lines.append(("help", f.help))
+    if fix is not None:
+        if fix.applicability == "display-only":
+            if not f.help:
+                lines.append(("help", fix.title))
+        else:
+            lines.append(("fix" if fix.applicability == "safe" else "unsafe fix", fix.title))
+    return lines
+
+
+def statistics_rows(findings: Iterable, names: Dict[str, str],
+                    fixable=None) -> List[Tuple[str, str, int, str, int]]:
+    """(code, name, count, severity, fixable count) per code, the most
+    frequent first. ``fixable(finding)``: would this run's ``--fix`` apply
+    its fix. A code reported with two severities (its registry tiers) shows
+    both, ``error/warning``."""
     counts: Dict[str, int] = {}
-    sev: Dict[str, str] = {}
+    fixes: Dict[str, int] = {}
+    sev: Dict[str, List[str]] = {}
     for f in findings:
         counts[f.code] = counts.get(f.code, 0) + 1
-        sev.setdefault(f.code, f.severity)
-    rows = [(code, names.get(code, ""), n, sev[code]) for code, n in counts.items()]
+        fixes[f.code] = fixes.get(f.code, 0) + (1 if fixable is not None and fixable(f) else 0)
+        seen = sev.setdefault(f.code, [])
+        if f.severity not in seen:
+            seen.append(f.severity)
+    order = {"error": 0, "warning": 1, "info": 2}
+    rows = [(code, names.get(code, ""), n, "/".join(sorted(sev[code], key=lambda s: order.get(s, 3))),
+             fixes[code]) for code, n in counts.items()]
     rows.sort(key=lambda r: (-r[2], r[0]))
     return rows
 
 
-def statistics_text(rows: List[Tuple[str, str, int, str]]) -> str:
+def statistics_text(rows: List[Tuple[str, str, int, str, int]]) -> str:
+    """Ruff's ``--statistics``: count, code, ``[*]`` when ``--fix`` fixes
+    some of them, name, severity, and how many are fixable when not all."""
     if not rows:
         return ""
     width = max(len(str(r[2])) for r in rows)
     code_w = max(len(r[0]) for r in rows)
     name_w = max(len(r[1]) for r in rows)
-    return "".join("%*d  %-*s  %-*s  %s\n" % (width, n, code_w, code, name_w, name, severity)
-                   for code, name, n, severity in rows)
+    sev_w = max(len(r[3]) for r in rows)
+    any_fix = any(r[4] for r in rows)
+    out = []
+    for code, name, n, severity, nfix in rows:
+        marker = ("[*] " if nfix else "    ") if any_fix else ""
+        tail = "  %d fixable" % nfix if 0 < nfix < n else ""
+        out.append(("%*d  %-*s  %s%-*s  %-*s%s" % (width, n, code_w, code, marker, name_w, name,
+                                                   sev_w, severity, tail)).rstrip() + "\n")
+    return "".join(out)
+
+
+ELLIPSIS = "\u2026"
+
+
+def _cut(cell: str, width: int, left: bool) -> str:
+    """``cell`` in at most ``width`` columns, an ellipsis marking the cut
+    (at the start for a path: its end is the file and line)."""
+    if len(cell) <= width:
+        return cell
+    if width <= 1:
+        return ELLIPSIS[:width]
+    return ELLIPSIS + cell[len(cell) - width + 1:] if left else cell[:width - 1] + ELLIPSIS
+
+
+def fit_table(rows: List[List[str]], width: Optional[int] = None, shrink: Sequence[int] = (),
+              left: Sequence[int] = (), minimum: int = 8, gap: int = 2) -> List[str]:
+    """Aligned lines of ``rows`` (the first is the header). With ``width``,
+    the columns in ``shrink`` give up columns, the widest first, until the
+    table fits or each is down to ``minimum`` (or its header); a cut cell
+    ends with an ellipsis (starts with one for the columns in ``left``).
+    The columns stay aligned whatever happens: a table that cannot fit is
+    wider than the terminal, never broken."""
+    ncols = len(rows[0]) if rows else 0
+    widths = [max(len(r[i]) for r in rows) for i in range(ncols)]
+    if width is not None:
+        floor = {i: min(widths[i], max(minimum, len(rows[0][i]))) for i in shrink}
+        excess = sum(widths) + gap * (ncols - 1) - width
+        while excess > 0:
+            can = [i for i in shrink if widths[i] > floor[i]]
+            if not can:
+                break
+            i = max(can, key=lambda j: (widths[j] - floor[j], j))
+            widths[i] -= 1
+            excess -= 1
+    out = []
+    for row in rows:
+        cells = [_cut(cell, widths[i], i in left).ljust(widths[i]) for i, cell in enumerate(row)]
+        out.append((" " * gap).join(cells).rstrip())
+    return out
+
+
+def wrap_note(text: str, width: Optional[int]) -> str:
+    """A note under a table, wrapped to ``width`` columns (as is without)."""
+    if width is None or len(text) <= width:
+        return text
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width=max(width, 20), break_long_words=False,
+                                   break_on_hyphens=False))
+
+
+def records(rows: List[List[str]], width: int, indent: int = 4) -> List[str]:
+    """``rows`` (the first is the header) as one block per row, for a
+    terminal too narrow for the table: the first cell on its own line (cut
+    at its start when longer than ``width``), then ``HEADER value`` items
+    packed into indented lines of at most ``width`` columns (an item that
+    is longer on its own is cut with an ellipsis)."""
+    header = rows[0]
+    out: List[str] = []
+    room = max(width - indent, 10)
+    for row in rows[1:]:
+        if out:
+            out.append("")
+        out.append(_cut(row[0], width, True))
+        line = ""
+        for name, cell in zip(header[1:], row[1:]):
+            item = _cut("%s %s" % (name, cell), room, False)
+            if line and len(line) + 2 + len(item) > room:
+                out.append(" " * indent + line)
+                line = ""
+            line = "%s  %s" % (line, item) if line else item
+        if line:
+            out.append(" " * indent + line)
+    return out

@@ -78,6 +78,7 @@ only.
 """,
     name="manual-cross-flags-with-auto-cv-sync",
     severity=ERROR,
+    tiers=((WARNING, "when TL_ASCEND_AUTO_CV_COMBINE is off, where the automatic protocol is inert"),),
     confidence="high",
     summary="`T.set_cross_flag`/`T.wait_cross_flag` in a kernel compiled with TL_ASCEND_AUTO_CV_SYNC on",
     what="""
@@ -128,7 +129,8 @@ def manual_cross_flags_with_auto_cv_sync(model) -> Iterator[Report]:
                     help_text = "Remove the %s key (inert without %s) and keep the flags" % (
                         _CV_SYNC, _COMBINE)
                     edits, safe = _drop_inert_cv_sync(model, config)
-                    fix = _fix.fix(help_text, edits, _fix.SAFE if safe else _fix.UNSAFE) if edits else None
+                    fix = _fix.fix("Remove the inert %s key" % _CV_SYNC, edits,
+                                   _fix.SAFE if safe else _fix.UNSAFE) if edits else None
                 yield report(
                     use,
                     "hand-written `T.%s`%s while %s: %s" % (

@@ -21,6 +21,7 @@ def _both_on(config) -> bool:
     code="TLA009",
     name="cross-side-copy-needs-auto-cv",
     severity=ERROR,
+    tiers=((WARNING, "when TL_ASCEND_AUTO_CV_COMBINE is off"),),
     confidence="medium",
     summary="direct Cube<->Vector copy without TL_ASCEND_AUTO_CV_COMBINE and TL_ASCEND_AUTO_CV_SYNC",
     what="""

@@ -77,13 +77,13 @@ def vid_with_threads(model) -> Iterator[Report]:
             after = ("the compiler adds the vector-core offset itself" if n == 2
                      else "threads=1 runs one vector core per Cube core")
             if launch.target_is_sequence:
-                title = "Write `as cid` and drop the `vid` offsets (%s)" % after
+                advice = "Write `as cid` and drop the `vid` offsets (%s)" % after
                 yield report(
                     _at(launch),
                     "`T.Kernel(..., threads=%d, is_npu=True)` binds only `cid`: a tuple `as` target fails "
                     "to unpack and the kernel never compiles" % n,
-                    help=title,
-                    fix=_fix.fix(title, _single_target(launch), _fix.UNSAFE),
+                    help=advice,
+                    fix=_fix.fix(_single_target_title(launch), _single_target(launch), _fix.UNSAFE),
                     end_at=launch.target,
                 )
             for node in launch.unbound_vid_reads:
@@ -327,6 +327,13 @@ def halved_by_hand(kernel, first) -> bool:
 def _param_names(fn) -> list:
     args = fn.node.args
     return [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+
+
+def _single_target_title(launch) -> str:
+    """What ``_single_target``'s edit writes: ``as cid`` (the first target's name)."""
+    elts = getattr(launch.target, "elts", None) or ()
+    first = elts[0].id if elts and isinstance(elts[0], ast.Name) else "cid"
+    return "Write `as %s` (bind only the core id)" % first
 
 
 def _single_target(launch):

@@ -161,16 +161,18 @@ def cross_flag_pipe_vs_scope(model) -> Iterator[Report]:
             if isinstance(pipe, str) and pipe.lower() in wrong[scope]:
                 good = "MTE3" if scope == "V" else "FIX"
                 edits = None
+                written = good if pipe.isupper() else good.lower()  # the case the code uses
                 arg = argument(use.use.call, 0, "pipe")
                 if scope == "C" and not use.via and isinstance(arg, ast.Constant):
                     # the Cube core has one pipe to raise a cross flag from
-                    edits = _fix.replace_string(arg, good if pipe.isupper() else good.lower())
+                    edits = _fix.replace_string(arg, written)
                 yield report(
                     use,
                     '`T.set_cross_flag(%s)`%s in T.Scope("%s") names a pipe the %s core does not have '
                     "(illegal instruction)" % (quoted(pipe), use.via_text(), scope, SIDE_NAMES[scope]),
                     help='Use "%s"' % good,
-                    fix=_fix.fix('Use "%s"' % good, edits, _fix.UNSAFE) if edits else None,
+                    # the title says what the edit writes
+                    fix=_fix.fix('Use "%s"' % written, edits, _fix.UNSAFE) if edits else None,
                 )
 
 

@@ -31,6 +31,8 @@ unwrapped on the next pass of the same run.
 """,
     name="scope-under-auto-cv-combine",
     severity=WARNING,
+    tiers=((ERROR, "when the kernel has both a Cube and a Vector scope, hand-written cross-core flags, "
+                   "or a scope that opens with a sync"),),
     confidence="high",
     summary="`with T.Scope(...)` in a kernel compiled with TL_ASCEND_AUTO_CV_COMBINE on",
     what="""
@@ -84,8 +86,10 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
             sync_first = any(id(u.use.first_call) in sync_calls for u in scopes if u.use.first_call is not None)
             severity = ERROR if both_sides or cross_flags or sync_first else WARNING
             for use in scopes:
-                title = ("Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
-                         "scope every op by hand")
+                advice = ("Remove the `with T.Scope` block, or set TL_ASCEND_AUTO_CV_COMBINE False and "
+                          "scope every op by hand")
+                # the fix title says what the edit does; the alternative stays in `help`
+                title = "Unwrap the `with T.Scope` block (its body stays, dedented)"
                 edits = None
                 if not use.via and _everywhere_on(model, use, C.AUTO_CV_COMBINE):
                     edits = _fix.unwrap_with(use.use.with_stmt)
@@ -97,7 +101,7 @@ def scope_under_auto_cv_combine(model) -> Iterator[Report]:
                     use,
                     "`%s`%s is ignored while %s: %s" % (
                         _call_text(use), use.via_text(), config.describe(C.AUTO_CV_COMBINE), consequence),
-                    help=title,
+                    help=advice,
                     fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                     severity=severity,
                 )
@@ -173,7 +177,8 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                         use.via[0].macro.name, use.prim, use.where_text())
                 else:
                     what = "hand-written `%s`" % _call_text(use)
-                title = "Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol"
+                advice = "Delete it, or set TL_ASCEND_AUTO_SYNC False to keep the hand-written protocol"
+                title = "Delete the hand-written `T.%s`" % use.prim
                 edits = _sync_deletion(model, use)
                 if edits and use.prim in _FLAGS and not _flags_all_deletable(model, use):
                     edits = None  # deleting half of a set/wait pair would leave a wait that hangs
@@ -181,7 +186,7 @@ def manual_sync_under_auto_sync(model) -> Iterator[Report]:
                     use,
                     "%s while %s: AscendSyncInsert syncs on top of it (double sync)" % (
                         what, config.describe(C.AUTO_SYNC)),
-                    help=title,
+                    help=advice,
                     fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
                 )
 
