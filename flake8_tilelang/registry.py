@@ -34,7 +34,7 @@ class Rule:
     def __init__(self, *, code: str, name: str, severity: str, confidence: str, summary: str, what: str,
                  why: str, fix: str, known_false_positives: str, references: str,
                  check: Optional[Callable] = None, default_enabled: bool = True, preview: bool = False,
-                 since: str = "0.1.0", yields_to: tuple = (), autofix: str = "", tiers: tuple = (),
+                 since: str = "0.2.0", yields_to: tuple = (), autofix: str = "", tiers: tuple = (),
                  dialects: tuple = ("ascendc",)):
         self.code = code
         self.name = name  # kebab-case

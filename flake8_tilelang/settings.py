@@ -81,7 +81,7 @@ CLI_RULES = (
         why="A file that cannot be read was not checked.",
         fix="Fix the path or the file's encoding, or exclude the file.",
         known_false_positives="None.", references="flake8 reports unreadable files as E902 too.",
-        since="0.1.0",
+        since="0.2.0",
     ),
     CliRule(
         code=SYNTAX_ERROR, name="syntax-error", severity=ERROR, confidence="high",
@@ -91,7 +91,7 @@ CLI_RULES = (
         fix="Fix the syntax error (or run the checker with the Python version the file targets).",
         known_false_positives="Syntax newer than the running Python is reported as an error.",
         references="flake8 and Ruff report syntax errors as E999 / syntax-error too.",
-        since="0.1.0",
+        since="0.2.0",
     ),
 )
 

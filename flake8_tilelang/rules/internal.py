@@ -3,6 +3,7 @@ from ..registry import ERROR, REGISTRY, WARNING, Rule
 
 REGISTRY.add(Rule(
     code="TLA000",
+    since="0.1.0",
     name="internal-error",
     severity=ERROR,
     confidence="high",

@@ -22,6 +22,7 @@ def _at(launch):
 
 @rule(
     code="TLA003",
+    since="0.1.0",
     autofix="""
 Unsafe (`--fix --unsafe-fixes`): rewrites `as (cid, vid)` to `as cid` when
 the launch body never names the other targets. When the body reads `vid`

@@ -18,6 +18,7 @@ def _call_text(use) -> str:
 
 @rule(
     code="TLA001",
+    since="0.1.0",
     autofix="""
 Unsafe (`--fix --unsafe-fixes`): deletes the `with T.Scope(...):` header and
 dedents its body one level. A comment after the header's colon stays, on a
@@ -113,6 +114,7 @@ def _scope_literal(use) -> str:
 
 @rule(
     code="TLA002",
+    since="0.1.0",
     autofix="""
 Unsafe (`--fix --unsafe-fixes`): deletes the hand-written sync statement (it
 changes the kernel's synchronisation). A trailing comment stays on a line of
