@@ -307,8 +307,7 @@ class Library:
             if isinstance(factory, BoundV):
                 result = self.call_value(factory, (), {}, None, self.module_frame)
             else:
-                self.next_token += 1
-                saved, self.token = self.token, self.next_token
+                saved, self.token = self.token, self.fork_token()
                 try:
                     result = factory.ev.call_function(factory, (), {}, None, unknown_args=True)
                 finally:

@@ -220,6 +220,28 @@ class KernelV:
         self.closure = closure
 
 
+class GenCtxV:
+    """A generator function decorated with ``contextlib.contextmanager``."""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func):
+        self.func = func
+
+
+class GenCtxCallV:
+    """``helper(...)`` of a ``GenCtxV``: entered by ``with`` (runs the
+    generator to its ``yield``)."""
+
+    __slots__ = ("func", "args", "kwargs", "node")
+
+    def __init__(self, func, args: tuple, kwargs, node):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.node = node
+
+
 class PassContextV:
     """``tvm.transform.PassContext(config=...)``: its config is read when it is
     made (a ``PassConfig``, or ``UNKNOWN``); ``origin`` is the config's
