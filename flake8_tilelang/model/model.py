@@ -361,6 +361,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             if event.function is not None:
                 dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
             _attach(info, reached, kernels, resolver, signatures)
+    _developer_vid_reads(kernels.values())
     # a prim_func a jit factory defines but (for certain) does not return is never compiled
     ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
                      key=lambda k: k.line)
@@ -410,6 +411,7 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
             info.kernels.append(kernel)
         if info not in kernel.sites:
             kernel.sites.append(info)
+        _launch_at_site(kernel, info, closure, resolver)
         settled = None
         if closure is not None and any(u.use.conds or u.via for u in kernel.raw_uses):
             settled = [u for u in (settle_use(u, resolver, (fn, closure)) for u in kernel.raw_uses)
@@ -551,6 +553,36 @@ def _is_mode_literal(expr: ast.expr) -> bool:
     return False
 
 
+def _launch_at_site(kernel: Kernel, info: Site, closure, resolver: Resolver) -> None:
+    """``threads=`` of each launch as this site compiles the kernel, for a
+    launch whose value differs between sites (a factory parameter passed
+    differently at each call: ``make(M, N, nthreads=1)``)."""
+    for launch in kernel.launches:
+        expr = launch.keyword("threads")
+        if launch.threads is not UNKNOWN or expr is None or closure is None \
+                or any(kw.arg is None for kw in launch.call.keywords):
+            continue
+        line = getattr(info.site.node, "lineno", None)
+        value = resolver.value(expr, kernel.func, closure)
+        if (line, value) not in launch.site_threads and len(launch.site_threads) < 16:
+            launch.site_threads.append((line, value))
+
+
+def _developer_vid_reads(kernels) -> None:
+    """A launch that is Developer (threads 1 or 2) at some compile sites: the
+    reads of its `vid` it never binds are unbound there."""
+    for kernel in kernels:
+        for launch in kernel.launches:
+            if launch.threads_count is None and launch.sites_where(_legal_threads):
+                launch.unbound_vid_reads = _unbound_vid_reads(kernel.func, launch, developer=True)
+
+
+def _legal_threads(value) -> bool:
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    return type(value) is int and value in (1, 2)
+
+
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
     threads = launch.keyword("threads")
     launch.threads = None if threads is None else resolver.value(threads, fn)
@@ -598,12 +630,13 @@ def _spread_keywords(ev, expr: ast.expr, fn: Function) -> Optional[Dict[str, obj
     return out
 
 
-def _unbound_vid_reads(fn: Function, launch: Launch) -> List[ast.Name]:
+def _unbound_vid_reads(fn: Function, launch: Launch, developer: bool = False) -> List[ast.Name]:
     """Reads of ``vid`` inside ``launch`` where nothing in the prim_func has
     bound it yet (in statement order: a read before the loop that binds it, a
-    read after a comprehension whose variable it was)."""
+    read after a comprehension whose variable it was). ``developer``: the
+    launch is Developer at some compile sites (its ``threads`` differs)."""
     name = launch.vid_name  # the launch's own vector-id name (`as (bx, by)`: `by`)
-    if launch.threads_count is None or name not in fn.loaded:
+    if (launch.threads_count is None and not developer) or name not in fn.loaded:
         return []  # only a Developer launch (threads=1/2) leaves `vid` unbound
     if name == "vid" and name not in fn.bound:  # build.py records the reads of `vid` itself
         return [node for node, owner in fn.vid_loads if owner is launch]
