@@ -8,6 +8,7 @@ from typing import Dict, Optional
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE
 from .frames import Abrupt, Frame
+from .library import Event, alternatives
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
@@ -89,7 +90,11 @@ class Calls:
                     and len(event.called) < 8:
                 result = self.call_value(func.factory, args, kwargs, node, frame)
                 found = kernels_of(result)
-                if found is not None:
+                if found is not None and alternatives(found):
+                    # one prim_func or another: which one this call compiles is not told
+                    self.events.append(Event(event.kind, event.node, UNKNOWN, list(found), event.function,
+                                             event.label, event.origin))
+                elif found is not None:
                     if isinstance(event.config, DictV):
                         # the decorator holds the dict: this call compiles with it as it is now
                         self.record_call(event, list(found))

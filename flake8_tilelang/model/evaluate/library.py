@@ -218,6 +218,10 @@ class Library:
         ctx = self.contexts[-1] if self.contexts else None
         found = kernels_of(self.deref(target))
         kernels = list(found) if found is not None else UNKNOWN
+        if alternatives(found):
+            # one of several prim_funcs: which one compiles here is not told
+            self.events.append(Event("lower", node, UNKNOWN, kernels, None, "tilelang.lower call", node))
+            return
         if ctx is None:
             event = Event("lower", node, None, kernels, None, "tilelang.lower call", node)
             event.desc = LOWER_OUTSIDE_PASS_CONTEXT
@@ -274,6 +278,8 @@ class Library:
         else:
             found = kernels_of(self.deref(target))
             kernels = list(found) if found is not None else UNKNOWN
+            if alternatives(found):
+                config = UNKNOWN  # one of several prim_funcs: which one compiles here is not told
         event = Event(kind, node, config, kernels, function, label, origin)
         self.events.append(event)
         return event
@@ -339,6 +345,13 @@ class Library:
         return PassConfig(entries, complete, filename=self.filename)
 
     # -- questions from the model -------------------------------------------
+
+def alternatives(found) -> bool:
+    """Kernels of a join (a factory returning one prim_func or another on a
+    test the engine cannot decide): more than one prim_func, only one of
+    which is compiled."""
+    return found is not None and len({id(k.fn) for k in found}) > 1
+
 
 def int_fold(name: str, args: tuple):
     """min/max of ints, T.ceildiv / T.floordiv of two ints (shape arithmetic)."""
