@@ -203,7 +203,7 @@ class Kernel:
         """A constant in the kernel's scope (``UNKNOWN`` if it is not one)."""
         if expr is None or self.resolver is None:
             return UNKNOWN
-        return self.resolver.value(expr, self.func)
+        return value_of(self.resolver, expr, self.func)
 
     def side(self, use: KernelUse) -> Optional[str]:
         """"C", "V", "CV" (cross-side copy) or None: see ``sides.op_side``."""
@@ -222,7 +222,7 @@ class Kernel:
             owner = use.use.owner  # a subscript/call of a macro parameter is not the argument
         if expr is None or owner is None:
             return UNKNOWN
-        return self.resolver.owner_of(owner).value(expr, owner)
+        return value_of(self.resolver.owner_of(owner), expr, owner)
 
     def in_order(self, config: Optional[PassConfig] = None) -> List[KernelUse]:
         return sorted(self.uses_for(config), key=lambda u: u.order)
@@ -312,6 +312,13 @@ class FileModel:
     @classmethod
     def empty(cls, filename: str) -> "FileModel":
         return cls(filename, False, [], [])
+
+
+def value_of(resolver: Resolver, expr: Optional[ast.expr], scope, closure=None) -> object:
+    """The engine's answer for ``expr`` in ``scope`` (``Evaluator.answer``),
+    ``UNKNOWN`` when the module's evaluation gave up."""
+    ev = resolver.evaluator()
+    return UNKNOWN if ev is None else ev.answer(expr, scope, closure)
 
 
 def build_model(tree: ast.Module, filename: str) -> FileModel:
@@ -487,9 +494,9 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
     for test, polarity, scope in conds:
         owner = resolver.owner_of(scope)
         if closure is not None and scope is closure[0]:
-            value = owner.value(test, scope, closure[1])
+            value = value_of(owner, test, scope, closure[1])
         else:
-            value = owner.value(test, scope)
+            value = value_of(owner, test, scope)
         if value is not UNKNOWN:
             value = truth(value)
         if value is UNKNOWN:
@@ -538,7 +545,7 @@ def _reads_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
             continue
         if isinstance(key, ast.Attribute) and key.attr.startswith("TL_"):
             return True
-        value = resolver.value(key, scope)
+        value = value_of(resolver, key, scope)
         if isinstance(value, str) and value.startswith("tl."):
             return True
     return False
@@ -563,7 +570,7 @@ def _launch_at_site(kernel: Kernel, info: Site, closure, resolver: Resolver) -> 
                 or any(kw.arg is None for kw in launch.call.keywords):
             continue
         line = getattr(info.site.node, "lineno", None)
-        value = resolver.value(expr, kernel.func, closure)
+        value = value_of(resolver, expr, kernel.func, closure)
         if (line, value) not in launch.site_threads and len(launch.site_threads) < 16:
             launch.site_threads.append((line, value))
 
@@ -585,8 +592,8 @@ def _legal_threads(value) -> bool:
 
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
     threads = launch.keyword("threads")
-    launch.threads = None if threads is None else resolver.value(threads, fn)
-    is_npu = resolver.value(launch.keyword("is_npu"), fn)
+    launch.threads = None if threads is None else value_of(resolver, threads, fn)
+    is_npu = value_of(resolver, launch.keyword("is_npu"), fn)
     launch.is_npu = is_npu if isinstance(is_npu, bool) else None
     spreads = [kw.value for kw in launch.call.keywords if kw.arg is None]
     if spreads:

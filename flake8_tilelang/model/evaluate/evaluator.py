@@ -11,6 +11,7 @@ from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
+from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
 from .library import Library
@@ -22,7 +23,7 @@ from .statements import Statements
 _TOKENS = itertools.count(1)
 
 
-class Evaluator(Statements, Expressions, Calls, Library):
+class Evaluator(Statements, Expressions, Calls, Library, Answers):
     """Runs one module abstractly (once) and answers what names hold."""
 
     def __init__(self, builder, resolver):
