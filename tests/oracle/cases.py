@@ -27,6 +27,74 @@ SHARED = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
 '''
 
 
+HELPERS = '''import contextlib
+
+import tilelang
+import tvm
+from tilelang import PassConfigKey
+
+SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+PLAN = PassConfigKey.TL_ASCEND_MEMORY_PLANNING
+DEFAULTS = {SYNC: False}
+
+
+def compile_with_sync(func, cfg):
+    cfg[SYNC] = True
+    return tilelang.compile(func, pass_configs=cfg)
+
+
+def compile_defaults(func):
+    return tilelang.compile(func, pass_configs=DEFAULTS)
+
+
+def compile_restoring(func):
+    old = DEFAULTS[SYNC]
+    DEFAULTS[SYNC] = True
+    try:
+        return tilelang.compile(func, pass_configs=DEFAULTS)
+    finally:
+        DEFAULTS[SYNC] = old
+
+
+def jit_with(func, cfg):
+    return tilelang.jit(out_idx=[-1], pass_configs=cfg)(func)
+
+
+def lower_here(func):
+    return tilelang.lower(func)
+
+
+@contextlib.contextmanager
+def passes(**switches):
+    DEFAULTS[PLAN] = True
+    config = {PassConfigKey[name]: on for name, on in switches.items()}
+    with tvm.transform.PassContext(opt_level=3, config=config):
+        yield
+
+
+class Scoped:
+    def __init__(self, cfg):
+        self.ctx = tvm.transform.PassContext(config=cfg)
+
+    def __enter__(self):
+        self.ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        DEFAULTS[SYNC] = True
+        self.ctx.__exit__(*exc)
+'''
+
+SECOND = '''import tilelang
+from gen_helpers import compile_defaults
+
+
+def compile_twice(func, other, cfg):
+    first = compile_defaults(func)
+    return first, tilelang.compile(other, pass_configs=cfg)
+'''
+
+
 class Case(NamedTuple):
     name: str
     body: str
@@ -290,4 +358,72 @@ else:
     CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC] = True
 kernel = tilelang.compile(build(1), pass_configs=CFG)
 ''', None),
+    # issue #19 form 6: compiles and PassContexts inside another module's helpers (guards)
+    Case("helper_mutates_the_callers_dict_then_compiles", '''
+from gen_helpers import compile_with_sync
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+first = compile_with_sync(build(1), CFG)
+second = tilelang.compile(build(2), pass_configs=CFG)
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_compile_in_an_undecided_branch", '''
+import sys
+from gen_helpers import compile_with_sync
+
+CFG = {}
+if len(sys.argv) < 5:
+    first = compile_with_sync(build(1), CFG)
+second = tilelang.compile(build(2), pass_configs=CFG)
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_finally_restores_its_module_dict", '''
+import gen_helpers
+
+first = gen_helpers.compile_restoring(build(1))
+second = gen_helpers.compile_defaults(build(2))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_returns_a_jit_wrapper_called_later", '''
+from gen_helpers import jit_with
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+make = jit_with(build, CFG)
+early = make(64)
+CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+late = make(128)
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_lowers_under_the_callers_pass_context", '''
+import tvm
+from gen_helpers import lower_here
+
+with tvm.transform.PassContext(config={PassConfigKey.TL_ASCEND_AUTO_SYNC: True}):
+    inside = lower_here(build(1))
+outside = lower_here(build(2))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("generator_context_manager_mutates_before_its_yield", '''
+from gen_helpers import DEFAULTS, compile_defaults, passes
+
+with passes(TL_ASCEND_AUTO_SYNC=True):
+    inside = tilelang.lower(build(1))
+after = compile_defaults(build(2))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("class_context_manager_exit_mutates", '''
+from gen_helpers import DEFAULTS, Scoped, compile_defaults
+
+with Scoped({PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True}):
+    inside = tilelang.lower(build(1))
+    before_exit = compile_defaults(build(2))
+after_exit = compile_defaults(build(3))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_of_a_helper_module", '''
+from gen_second import compile_twice
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True}
+pair = compile_twice(build(1), build(2), CFG)
+''', None, {"gen_helpers": HELPERS, "gen_second": SECOND}),
 ]
