@@ -458,3 +458,27 @@ def test_starred_unpacking_keeps_the_objects():
     """)
     assert [s.config.state(C.AUTO_SYNC) for s in model.sites] == [True]
     assert export(model.resolver.evaluator().final("R")) == [1, 2]
+
+
+def test_a_generator_not_followed_still_has_its_effects():
+    # the branch that runs before the yield may set the switch: unknown, not the old value
+    model = model_of("""
+        import contextlib
+        import sys
+
+        CFG = {AUTO: False}
+
+        @contextlib.contextmanager
+        def maybe_sync(flag):
+            if flag:
+                CFG[AUTO] = True
+                yield
+            else:
+                yield
+
+        with maybe_sync(len(sys.argv) > 1):
+            pass
+        kernel = tilelang.compile(build(1), pass_configs=CFG)
+    """)
+    sites = [s for s in model.sites if s.site.kind == "compile"]
+    assert sites and all(s.config.state(C.AUTO_SYNC) is None for s in sites)

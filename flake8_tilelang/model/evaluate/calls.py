@@ -201,7 +201,7 @@ class Calls:
                 self.stmt(stmt, frame)
                 continue
             if i != len(stmts) - 1:
-                return False  # code after the yield runs when the `with` exits
+                return self.not_followed(stmts[i:], frame)  # code after the yield runs at exit
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
                 if stmt.value.value is not None:
                     self.expr(stmt.value.value, frame)
@@ -221,14 +221,22 @@ class Calls:
                     return self.to_yield(stmt.body, frame)
                 if test is False:
                     return self.to_yield(stmt.orelse, frame)
-            return False
+            return self.not_followed(stmts[i:], frame)
+        return False
+
+    def not_followed(self, stmts, frame: Frame) -> bool:
+        """A generator's code around its ``yield`` that is not followed: it
+        may run (before the ``with`` body or at its exit), so its effects are
+        made uncertain; the context it enters is unknown."""
+        self.uncertain([stmts, []], frame)
         return False
 
     def enter_instance(self, inst: InstanceV, node):
         """``with Helper():`` of a class of the user's: its ``__enter__`` runs;
         the PassContexts it enters (``ctx.__enter__()``) are the ones the
-        ``with`` body runs under. None when it enters none that can be seen
-        (then it may enter anything). Returns (contexts, __exit__ or None)."""
+        ``with`` body runs under (UNKNOWN when it enters none that can be
+        seen: it may enter anything). Returns (contexts, __exit__), or None
+        when its methods cannot be followed."""
         enter = inst.cls.lookup("__enter__")
         leave = inst.cls.lookup("__exit__")
         if not isinstance(enter, FuncV) or not isinstance(leave, FuncV) or enter.kind or leave.kind:
@@ -241,8 +249,10 @@ class Calls:
             return None
         entered = self.contexts[base:]
         del self.contexts[base:]
-        if not entered or len(self.contexts) != base:
-            return None
+        if not entered:
+            # it entered none that can be seen: it may have entered any (unknown);
+            # its __exit__ still runs after the block
+            entered = [UNKNOWN]
         return entered, leave
 
     def construct(self, cls: ClassV, args: tuple, kwargs: Dict[str, tuple], node):
