@@ -95,6 +95,30 @@ def compile_twice(func, other, cfg):
 '''
 
 
+PASSES = '''"""Pass contexts for lowering (a helper module)."""
+import contextlib
+
+import tvm
+
+
+
+
+
+
+
+
+
+
+
+
+
+@contextlib.contextmanager
+def passes(cfg):
+    with tvm.transform.PassContext(opt_level=3, config=cfg):  # line 20: a jit decorator's line in main
+        yield
+'''
+
+
 class Case(NamedTuple):
     name: str
     body: str
@@ -426,4 +450,28 @@ from gen_second import compile_twice
 CFG = {PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True}
 pair = compile_twice(build(1), build(2), CFG)
 ''', None, {"gen_helpers": HELPERS, "gen_second": SECOND}),
+    # found by the generator (helper_module): the PassContext a helper of another module
+    # entered was placed at its own line, read as a line of the main module (a jit site there)
+    Case("context_from_another_module_is_placed_at_the_with", '''
+import gen_passes
+
+BASE = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=BASE)
+def make(M):
+    return build(M)
+
+
+def build2(M):
+    @T.prim_func
+    def other(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+    return other
+
+
+with gen_passes.passes({}):
+    artifact = tilelang.lower(build2(128))
+''', None, {"gen_passes": PASSES}),
 ]

@@ -126,17 +126,29 @@ class Statements:
         if isinstance(value, GenCtxCallV):
             contexts = self.enter_generator(value)
             # a generator with nothing after its yield: an exception goes on through it
-            return (contexts, None, False) if contexts else None
+            if not contexts:
+                return None
+            return (self.placed(contexts, node, value.func.ev), None, False)
         if isinstance(value, InstanceV) and not value.opaque:
             found = self.enter_instance(value, node)
             if found is None:
                 return None
             contexts, leave = found
+            enter = value.cls.lookup("__enter__")
+            contexts = self.placed(contexts, node, getattr(enter, "ev", self))
 
             def run_exit():
                 self.call_value(leave, (value, None, None, None), {}, node, self.module_frame)
             return contexts, run_exit, True
         return None
+
+    def placed(self, contexts: list, node: ast.expr, ev) -> list:
+        """PassContexts a helper of another module entered, placed at the
+        ``with`` item in this file (their config's own lines say where the
+        switches are set)."""
+        if ev is self:
+            return contexts
+        return [PassContextV(c.config, node, node) if isinstance(c, PassContextV) else c for c in contexts]
 
     def context_of(self, node: ast.expr, value, frame: Frame):
         """The PassContext a ``with`` item enters: a PassContextV, None when
