@@ -119,6 +119,35 @@ def passes(cfg):
 '''
 
 
+JITS = '''"""A jit preset (a helper module)."""
+import tilelang
+from tilelang import PassConfigKey
+
+AUTO = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def npu_jit(**options):
+    return tilelang.jit(out_idx=[-1], pass_configs=AUTO, **options)  # line 20: another compile in main
+'''
+
+
 class Case(NamedTuple):
     name: str
     body: str
@@ -474,4 +503,26 @@ def build2(M):
 with gen_passes.passes({}):
     artifact = tilelang.lower(build2(128))
 ''', None, {"gen_passes": PASSES}),
+    Case("jit_preset_from_another_module_is_placed_at_the_decorator", '''
+from gen_jits import npu_jit
+
+
+def build2(M):
+    @T.prim_func
+    def other(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+    return other
+
+
+kernel2 = tilelang.compile(build2(128), pass_configs={})
+
+
+@npu_jit()
+def make(M):
+    return build(M)
+
+
+kernel = make(64)
+''', None, {"gen_jits": JITS}),
 ]

@@ -563,12 +563,19 @@ FORMS = {
 # The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and
 # PassContexts inside another module's functions.
 BUILD_HELPERS = '''import contextlib
+import functools
 
 import tilelang
 import tvm
 from tilelang import PassConfigKey
 
 SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+PLANNED = {PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True}
+compile_planned = functools.partial(tilelang.compile, out_idx=[-1], pass_configs=PLANNED)
+
+
+def jit_with(cfg):
+    return tilelang.jit(out_idx=[-1], pass_configs=cfg)
 
 
 def compile_cfg(func, cfg):
@@ -702,7 +709,13 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
                         "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)], kind
     define = ["def build_%d(M):" % n] + _kernel(n, 1)
     if kind == "helper_module":
-        form = draw(st.integers(0, 4))
+        form = draw(st.integers(0, 6))
+        if form == 5:
+            define = ["@gen_build.jit_with(%s)" % expr, "def make_%d(M):" % n] + _kernel(n, 1)
+            call = ["kernel_%d = make_%d(128)" % (n, n)] if jit_call and draw(st.booleans()) else None
+            return define, call, kind
+        if form == 6:
+            return define, ["kernel_%d = gen_build.compile_planned(build_%d(128))" % (n, n)], kind
         if form == 0:
             call = ["kernel_%d = gen_build.compile_cfg(build_%d(128), %s)" % (n, n, expr)]
         elif form == 1:

@@ -15,6 +15,13 @@ from .values import (
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
+def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
+    """Keywords made in another module, applied by a call at ``node`` in this
+    one: their values stay, their nodes (where a compile site is placed) are
+    the call's."""
+    return {k: (v[0], node) for k, v in kwargs.items()}
+
+
 class Calls:
     """Mixin of ``Evaluator``: calling values."""
 
@@ -76,12 +83,13 @@ class Calls:
                 return self.method(func.func.q, func.obj, args, kwargs, node)
             return self.call_value(func.func, (func.obj,) + args, kwargs, node, frame)
         if isinstance(func, PartialV):
-            merged = dict(func.kwargs)
+            merged = dict(func.kwargs) if func.home in (None, self) else placed(func.kwargs, node)
             merged.update(kwargs)
             return self.call_value(func.func, func.args + args, merged, node, frame)
         if isinstance(func, JitDecoV):
             if len(args) == 1 and not kwargs:
-                return self.jit(args[0], func.kwargs, func.unknown_kwargs, node, "jit-call")
+                given = func.kwargs if func.home in (None, self) else placed(func.kwargs, node)
+                return self.jit(args[0], given, func.unknown_kwargs, node, "jit-call")
             return UNKNOWN
         if isinstance(func, JitV):
             # calling a jitted factory compiles what it returns for these arguments
@@ -106,7 +114,10 @@ class Calls:
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
         if isinstance(func, LibV):
-            return self.library(func.q, args, kwargs, node, frame)
+            result = self.library(func.q, args, kwargs, node, frame)
+            if isinstance(result, (JitDecoV, PartialV)):
+                result.home = self
+            return result
         return UNKNOWN
 
     # -- other modules' functions and context managers -------------------------
