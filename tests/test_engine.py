@@ -4,6 +4,8 @@ does, or to UNKNOWN."""
 import ast
 import textwrap
 
+import pytest
+
 from flake8_tilelang import constants as C
 from flake8_tilelang.model import build_model
 from flake8_tilelang.model.evaluate import UNKNOWN, export
@@ -59,7 +61,7 @@ def test_lower_in_a_helper_called_inside_a_pass_context():
     assert site.config.is_on(C.AUTO_SYNC)
 
 
-def test_lower_inside_a_users_context_manager_is_unknown():
+def test_lower_inside_a_users_context_manager_reads_the_context_it_enters():
     model = model_of("""
         import contextlib
 
@@ -72,7 +74,45 @@ def test_lower_inside_a_users_context_manager_is_unknown():
             lib = tilelang.lower(build(1024))
     """)
     sites = [s for s in model.sites if s.site.kind == "lower"]
+    assert sites and all(s.config.state(C.AUTO_SYNC) is True and not s.outside_pass_context for s in sites)
+
+
+@pytest.mark.parametrize("body", [
+    # code after the yield runs when the `with` exits: not followed
+    "with tvm.transform.PassContext(config={AUTO: True}):\n        yield\n    print('done')",
+    # a yield under a test the engine cannot decide
+    "if os.environ.get('AUTO'):\n        with tvm.transform.PassContext(config={AUTO: True}):\n"
+    "            yield\n    else:\n        yield",
+    # a yield inside try/finally (the finally runs at exit)
+    "try:\n        with tvm.transform.PassContext(config={AUTO: True}):\n            yield\n    finally:\n"
+    "        pass",
+])
+def test_lower_inside_a_context_manager_not_followed_is_unknown(body):
+    model = model_of("import contextlib\nimport os\n\n\n@contextlib.contextmanager\ndef ascend():\n    %s\n\n\n"
+                     "with ascend():\n    lib = tilelang.lower(build(1024))\n" % body)
+    sites = [s for s in model.sites if s.site.kind == "lower"]
     assert sites and all(s.config.state(C.AUTO_SYNC) is None and not s.outside_pass_context for s in sites)
+
+
+def test_lower_inside_a_class_context_manager():
+    model = model_of("""
+        class Passes:
+            def __init__(self, sync):
+                self.ctx = tvm.transform.PassContext(config={AUTO: sync})
+
+            def __enter__(self):
+                self.ctx.__enter__()
+                return self
+
+            def __exit__(self, *exc):
+                self.ctx.__exit__(*exc)
+
+        with Passes(False):
+            a = tilelang.lower(build(1))
+        b = tilelang.lower(build(2))
+    """)
+    states = [(s.config.state(C.AUTO_SYNC), s.outside_pass_context) for s in model.sites if s.site.kind == "lower"]
+    assert states == [(False, False), (False, True)]
 
 
 def test_finally_after_return_is_applied():
@@ -418,3 +458,27 @@ def test_starred_unpacking_keeps_the_objects():
     """)
     assert [s.config.state(C.AUTO_SYNC) for s in model.sites] == [True]
     assert export(model.resolver.evaluator().final("R")) == [1, 2]
+
+
+def test_a_generator_not_followed_still_has_its_effects():
+    # the branch that runs before the yield may set the switch: unknown, not the old value
+    model = model_of("""
+        import contextlib
+        import sys
+
+        CFG = {AUTO: False}
+
+        @contextlib.contextmanager
+        def maybe_sync(flag):
+            if flag:
+                CFG[AUTO] = True
+                yield
+            else:
+                yield
+
+        with maybe_sync(len(sys.argv) > 1):
+            pass
+        kernel = tilelang.compile(build(1), pass_configs=CFG)
+    """)
+    sites = [s for s in model.sites if s.site.kind == "compile"]
+    assert sites and all(s.config.state(C.AUTO_SYNC) is None for s in sites)

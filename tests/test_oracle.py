@@ -40,9 +40,7 @@ INERT = ("torch", "torch_npu", "pytest", "numpy")
 
 # Statement forms / site kinds the current engine gets wrong (see CASES); the
 # generated-program tests leave them out. Remove an entry when its case passes.
-KNOWN_BROKEN = frozenset({
-    "select",          # case undecided_factory_branch_attributes_site_to_both_kernels
-})
+KNOWN_BROKEN: frozenset = frozenset()
 
 # Fixture modules that cannot run under the stub, and why. A fixture not
 # listed here must run (a new fixture that cannot gets an entry).

@@ -414,6 +414,12 @@ class SiteFacts:
         self.threads = None
         for launch in kernel.launches:
             self.threads = launch.threads_count
+            if self.threads is None and launch.site_threads:
+                # `threads` differs between sites (a factory parameter): this site's value
+                value = site.value(launch.keyword("threads"))
+                if isinstance(value, (list, tuple)) and len(value) == 1:
+                    value = value[0]
+                self.threads = value if type(value) is int and value in (1, 2) else None
         uses = _settled(kernel, site)
         # the calls this site compiles (a copy or gemm in a branch it drops is not judged here)
         self.live = {(id(u.use.call), tuple(id(h.call) for h in u.via)) for u in uses if not u.maybe}

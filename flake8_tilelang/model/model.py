@@ -208,7 +208,7 @@ class Kernel:
         """A constant in the kernel's scope (``UNKNOWN`` if it is not one)."""
         if expr is None or self.resolver is None:
             return UNKNOWN
-        return self.resolver.value(expr, self.func)
+        return value_of(self.resolver, expr, self.func)
 
     def side(self, use: KernelUse) -> Optional[str]:
         """"C", "V", "CV" (cross-side copy) or None: see ``sides.op_side``."""
@@ -227,7 +227,7 @@ class Kernel:
             owner = use.use.owner  # a subscript/call of a macro parameter is not the argument
         if expr is None or owner is None:
             return UNKNOWN
-        return self.resolver.owner_of(owner).value(expr, owner)
+        return value_of(self.resolver.owner_of(owner), expr, owner)
 
     def in_order(self, config: Optional[PassConfig] = None) -> List[KernelUse]:
         return sorted(self.uses_for(config), key=lambda u: u.order)
@@ -409,6 +409,13 @@ def _view(model: FileModel, dialects: Tuple[str, ...]) -> FileModel:
     return view
 
 
+def value_of(resolver: Resolver, expr: Optional[ast.expr], scope, closure=None) -> object:
+    """The engine's answer for ``expr`` in ``scope`` (``Evaluator.answer``),
+    ``UNKNOWN`` when the module's evaluation gave up."""
+    ev = resolver.evaluator()
+    return UNKNOWN if ev is None else ev.answer(expr, scope, closure)
+
+
 def build_model(tree: ast.Module, filename: str) -> FileModel:
     builder = Builder(tree, filename).build()
     if not builder.imports_tilelang:
@@ -457,6 +464,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             if event.function is not None:
                 dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
             _attach(info, reached, kernels, resolver, signatures)
+    _developer_vid_reads(kernels.values())
     # a prim_func a jit factory defines but (for certain) does not return is never compiled
     ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
                      key=lambda k: k.line)
@@ -506,6 +514,7 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
             info.kernels.append(kernel)
         if info not in kernel.sites:
             kernel.sites.append(info)
+        _launch_at_site(kernel, info, closure, resolver)
         settled = None
         if closure is not None and any(u.use.conds or u.via for u in kernel.raw_uses):
             settled = [u for u in (settle_use(u, resolver, (fn, closure)) for u in kernel.raw_uses)
@@ -581,9 +590,9 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
     for test, polarity, scope in conds:
         owner = resolver.owner_of(scope)
         if closure is not None and scope is closure[0]:
-            value = owner.value(test, scope, closure[1])
+            value = value_of(owner, test, scope, closure[1])
         else:
-            value = owner.value(test, scope)
+            value = value_of(owner, test, scope)
         if value is not UNKNOWN:
             value = truth(value)
         if value is UNKNOWN:
@@ -638,7 +647,7 @@ def _reads_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
             continue
         if isinstance(key, ast.Attribute) and key.attr.startswith("TL_"):
             return True
-        value = resolver.value(key, scope)
+        value = value_of(resolver, key, scope)
         if isinstance(value, str) and value.startswith("tl."):
             return True
     return False
@@ -653,10 +662,40 @@ def _is_mode_literal(expr: ast.expr) -> bool:
     return False
 
 
+def _launch_at_site(kernel: Kernel, info: Site, closure, resolver: Resolver) -> None:
+    """``threads=`` of each launch as this site compiles the kernel, for a
+    launch whose value differs between sites (a factory parameter passed
+    differently at each call: ``make(M, N, nthreads=1)``)."""
+    for launch in kernel.launches:
+        expr = launch.keyword("threads")
+        if launch.threads is not UNKNOWN or expr is None or closure is None \
+                or any(kw.arg is None for kw in launch.call.keywords):
+            continue
+        line = getattr(info.site.node, "lineno", None)
+        value = value_of(resolver, expr, kernel.func, closure)
+        if (line, value) not in launch.site_threads and len(launch.site_threads) < 16:
+            launch.site_threads.append((line, value))
+
+
+def _developer_vid_reads(kernels) -> None:
+    """A launch that is Developer (threads 1 or 2) at some compile sites: the
+    reads of its `vid` it never binds are unbound there."""
+    for kernel in kernels:
+        for launch in kernel.launches:
+            if launch.threads_count is None and launch.sites_where(_legal_threads):
+                launch.unbound_vid_reads = _unbound_vid_reads(kernel.func, launch, developer=True)
+
+
+def _legal_threads(value) -> bool:
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    return type(value) is int and value in (1, 2)
+
+
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
     threads = launch.keyword("threads")
-    launch.threads = None if threads is None else resolver.value(threads, fn)
-    is_npu = resolver.value(launch.keyword("is_npu"), fn)
+    launch.threads = None if threads is None else value_of(resolver, threads, fn)
+    is_npu = value_of(resolver, launch.keyword("is_npu"), fn)
     launch.is_npu = is_npu if isinstance(is_npu, bool) else None
     spreads = [kw.value for kw in launch.call.keywords if kw.arg is None]
     if spreads:
@@ -700,12 +739,13 @@ def _spread_keywords(ev, expr: ast.expr, fn: Function) -> Optional[Dict[str, obj
     return out
 
 
-def _unbound_vid_reads(fn: Function, launch: Launch) -> List[ast.Name]:
+def _unbound_vid_reads(fn: Function, launch: Launch, developer: bool = False) -> List[ast.Name]:
     """Reads of ``vid`` inside ``launch`` where nothing in the prim_func has
     bound it yet (in statement order: a read before the loop that binds it, a
-    read after a comprehension whose variable it was)."""
+    read after a comprehension whose variable it was). ``developer``: the
+    launch is Developer at some compile sites (its ``threads`` differs)."""
     name = launch.vid_name  # the launch's own vector-id name (`as (bx, by)`: `by`)
-    if launch.threads_count is None or name not in fn.loaded:
+    if (launch.threads_count is None and not developer) or name not in fn.loaded:
         return []  # only a Developer launch (threads=1/2) leaves `vid` unbound
     if name == "vid" and name not in fn.bound:  # build.py records the reads of `vid` itself
         return [node for node, owner in fn.vid_loads if owner is launch]

@@ -146,7 +146,7 @@ class Use:
 class Launch:
     """``with T.Kernel(...) as target`` inside a prim_func."""
 
-    __slots__ = ("with_stmt", "call", "target", "owner", "threads", "is_npu", "unbound_vid_reads")
+    __slots__ = ("with_stmt", "call", "target", "owner", "threads", "is_npu", "unbound_vid_reads", "site_threads")
 
     def __init__(self, with_stmt: ast.AST, call: ast.Call, target: Optional[ast.expr], owner: Function):
         self.with_stmt = with_stmt
@@ -159,6 +159,9 @@ class Launch:
         self.is_npu: Optional[bool] = None
         # Reads of ``vid`` inside this launch that the prim_func never binds.
         self.unbound_vid_reads: List[ast.Name] = []
+        # ``threads=`` per compile site, when the sites disagree (``threads`` is
+        # then unknown): (line of the site, the value there, UNKNOWN when not told)
+        self.site_threads: List[Tuple[Optional[int], object]] = []
 
     @property
     def line(self) -> int:
@@ -184,6 +187,13 @@ class Launch:
         if type(value) is int and value in (1, 2):
             return value
         return None
+
+    def sites_where(self, test) -> List[Tuple[Optional[int], object]]:
+        """(site line, threads) of the compile sites whose known ``threads``
+        passes ``test`` (none when ``threads`` is the same at every site)."""
+        from .evaluate import UNKNOWN
+
+        return [(line, v) for line, v in self.site_threads if v is not UNKNOWN and test(v)]
 
     @property
     def grid_args(self) -> List[ast.expr]:

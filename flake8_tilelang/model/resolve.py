@@ -1,7 +1,7 @@
 """Names in one file: where a name is bound (scopes), which functions a
 call reaches (the user's macros and helpers, also in other modules), and the
-values expressions hold, read by the module's evaluator (``evaluate/``), the
-only reader of values.
+module's evaluator (``evaluate/``), the only reader of values: ask it
+(``evaluator().answer(expr, scope)``), not this.
 
 Every answer is bounded (depth, cycles) and says "unknown" rather than guess:
 rules stay silent on unknowns.
@@ -9,11 +9,11 @@ rules stay silent on unknowns.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from .. import constants as C
 from .build import Builder, qualname
-from .evaluate import UNKNOWN, Evaluator, export
+from .evaluate import UNKNOWN, Evaluator
 from .nodes import Binding, Function, Scope
 
 __all__ = ["UNKNOWN", "Resolver"]
@@ -32,8 +32,6 @@ class Resolver:
         self.filename = builder.filename
         self._loader = loader  # crossmod.Loader, created on first cross-module name
         self.module_evaluator = None
-        # (id(expr), id(scope), id(frame)) -> (expr, value): values are fixed once the module ran
-        self.values: Dict[Tuple[int, int, int], Tuple[ast.expr, object]] = {}
         # (id(test), id(scope)) -> (test, whether it is a mode switch): see model.settle_use
         self.mode_switches: Dict[Tuple[int, int], Tuple[ast.expr, bool]] = {}
 
@@ -45,45 +43,6 @@ class Resolver:
             self.module_evaluator.run()
         ev = self.module_evaluator
         return None if ev.exhausted or ev.running else ev
-
-    def value(self, expr: Optional[ast.expr], scope: Scope, closure=None):
-        """What ``expr``, written in ``scope``, holds as a plain Python value
-        (a constant, tuple or list of them), else ``UNKNOWN``; read by the
-        module's evaluator once the module has run. In a prim_func and
-        without ``closure`` (the frame one compilation's def ran in): the
-        value in every frame the kernel was made in, when they agree."""
-        if expr is None:
-            return UNKNOWN
-        key = (id(expr), id(scope), id(closure))
-        memo = self.values.get(key)
-        if memo is not None and memo[0] is expr:
-            return memo[1]
-        value = self._value(expr, scope, closure)
-        self.values[key] = (expr, value)
-        return value
-
-    def const(self, expr: Optional[ast.expr], scope: Scope, depth: int = 0, bindings=None):
-        """The former static reading's entry point, kept for callers written
-        against it: the same answer as ``value`` (read by the evaluator)."""
-        return self.value(expr, scope)
-
-    def _value(self, expr: ast.expr, scope: Scope, closure):
-        ev = self.evaluator()
-        if ev is None:
-            return UNKNOWN
-        if closure is not None:
-            return export(ev.value_in(expr, scope, closure))
-        frames = ev.kernel_frames.get(id(scope)) if isinstance(scope, Function) and scope.is_prim_func else None
-        if not frames or None in frames:
-            return export(ev.value_in(expr, scope))
-        first = export(ev.value_in(expr, scope, frames[0]))
-        for frame in frames[1:]:
-            if first is UNKNOWN:
-                break
-            other = export(ev.value_in(expr, scope, frame))
-            if other is UNKNOWN or type(other) is not type(first) or other != first:
-                first = UNKNOWN
-        return first
 
     # -- other modules ---------------------------------------------------
     @property

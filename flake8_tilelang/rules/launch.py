@@ -11,6 +11,36 @@ from . import _fix
 from ._text import quoted
 
 
+def _sites(found) -> str:
+    """`` at the compile site at line 12`` / ``s at lines 12, 14``: where a
+    launch whose ``threads`` differs between sites has the value judged."""
+    lines = sorted({line for line, _ in found if line is not None})
+    if not lines:
+        return " at a compile site"
+    if len(lines) == 1:
+        return " at the compile site at line %d" % lines[0]
+    return " at the compile sites at lines %s" % ", ".join(str(n) for n in lines)
+
+
+def _count(value) -> int:
+    return value[0] if isinstance(value, (list, tuple)) else value
+
+
+def _illegal(value) -> list:
+    """What is wrong with a known ``threads`` value on the NPU (empty: legal)."""
+    problems = []
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1:
+            problems.append("threads=%s (must hold exactly one value)" % quoted(value))
+        elif type(value[0]) is not int or value[0] not in (1, 2):
+            problems.append("threads=%s (must be 1 or 2)" % quoted(value))
+    elif type(value) is not int:
+        problems.append("threads=%s (must be an int, list or tuple)" % quoted(value))
+    elif value not in (1, 2):
+        problems.append("threads=%d (must be 1 or 2 on the NPU)" % value)
+    return problems
+
+
 def _at(launch):
     """Where a launch finding starts: the ``T.Kernel(...)`` call, on the
     ``with`` statement's line (where a ``# noqa`` goes); a parenthesised
@@ -60,8 +90,10 @@ full tile and let the compiler split the rows between the vector cores. To
 keep the hand-written split, remove `threads=` (Expert launch, `as (cid, vid)`).
 """,
     known_false_positives="""
-None known. `threads` that cannot be resolved (a factory parameter) is not
-checked.
+None known. `threads` that cannot be resolved is not checked. A factory
+parameter (`threads=nthreads`) is read per compile site (`make(M, N,
+nthreads=1)`): when the sites disagree, the finding names the sites where
+`threads` is 1 or 2, and a site whose value cannot be told says nothing.
 """,
     references="""
 - `tilelang/language/kernel.py:88-104, 249-262`; `src/ir.cc:262-287`
@@ -73,25 +105,40 @@ def vid_with_threads(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
             n = launch.threads_count
+            where = ""
+            if n is None:
+                # `threads` differs between compile sites: judged where it is 1 or 2
+                found = launch.sites_where(lambda v: not _illegal(v))
+                if found and launch.is_npu is True:
+                    counts = sorted({_count(v) for _, v in found})
+                    n = counts[0] if len(counts) == 1 else None
+                    where = _sites(found)
+                    if n is None:  # 1 at some sites, 2 at others
+                        n = counts[-1]
             if n is None or launch.is_npu is not True:
                 continue
+            shown = "1 or 2" if where and len({_count(v) for _, v in launch.sites_where(lambda v: not _illegal(v))}) > 1 \
+                else str(n)
             after = ("the compiler adds the vector-core offset itself" if n == 2
                      else "threads=1 runs one vector core per Cube core")
             if launch.target_is_sequence:
                 advice = "Write `as cid` and drop the `vid` offsets (%s)" % after
                 yield report(
                     _at(launch),
-                    "`T.Kernel(..., threads=%d, is_npu=True)` binds only `cid`: a tuple `as` target fails "
-                    "to unpack and the kernel never compiles" % n,
+                    "`T.Kernel(..., threads=%s, is_npu=True)`%s binds only `cid`: a tuple `as` target fails "
+                    "to unpack and the kernel never compiles" % (shown, where),
                     help=advice,
-                    fix=_fix.fix(_single_target_title(launch), _single_target(launch), _fix.UNSAFE),
+                    # with threads differing per site, only when every site is Developer
+                    fix=_fix.fix(_single_target_title(launch), _single_target(launch), _fix.UNSAFE)
+                    if not where or len(launch.sites_where(lambda v: not _illegal(v))) == len(launch.site_threads)
+                    else None,
                     end_at=launch.target,
                 )
             for node in launch.unbound_vid_reads:
                 yield report(
                     node,
-                    "`%s` is not bound by the threads=%d launch at line %d: an undefined name, or an outer "
-                    "value whose offset the compiler applies twice" % (node.id, n, launch.line),
+                    "`%s` is not bound by the threads=%s launch at line %d%s: an undefined name, or an outer "
+                    "value whose offset the compiler applies twice" % (node.id, shown, launch.line, where),
                     help="Drop the `vid` offset (%s)" % after,
                 )
 
@@ -105,6 +152,8 @@ def vid_with_threads(model) -> Iterator[Report]:
     what="""
 Reports `with T.Kernel(n, is_npu=True) as cid:` (also `as (cid)`, which is the
 same thing) when `threads` is not given: an Expert launch binds two values.
+A `threads` factory parameter that is `None` at some compile sites (and
+something else at others) is reported with those sites.
 """,
     why="""
 Without `threads`, `KernelLaunchFrame.__enter__` returns the list `[cid, vid]`
@@ -120,11 +169,19 @@ first `cid // n_num` fails while the kernel is parsed.
 def expert_launch_single_target(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
-            if launch.is_npu is True and launch.expert and isinstance(launch.target, ast.Name):
+            if launch.is_npu is not True or not isinstance(launch.target, ast.Name):
+                continue
+            where = ""
+            if not launch.expert:
+                found = launch.sites_where(lambda v: v is None)  # threads=None at some sites: Expert there
+                if not found:
+                    continue
+                where = _sites(found)
+            if True:
                 yield report(
                     _at(launch),
-                    "`T.Kernel(..., is_npu=True)` without `threads` yields `[cid, vid]`: `%s` is a list "
-                    "and the kernel fails to parse" % launch.target.id,
+                    "`T.Kernel(..., is_npu=True)` without `threads`%s yields `[cid, vid]`: `%s` is a list "
+                    "and the kernel fails to parse" % (where, launch.target.id),
                     help="Write `as (%s, vid)`, or add `threads=2` to let the compiler split the vector "
                          "cores" % launch.target.id,
                     end_at=launch.target,
@@ -141,7 +198,8 @@ def expert_launch_single_target(model) -> Iterator[Report]:
 With `is_npu=True`, reports a resolvable `threads` other than 1 or 2 (an int,
 or a one-element list/tuple), a `threads` list of more than one value or of
 another type, and more than one grid argument. Unresolvable values are not
-checked.
+checked. A `threads` factory parameter is read per compile site: when the
+sites disagree, each illegal value is reported with the sites that pass it.
 """,
     why="""
 The NPU launch asserts exactly one grid dimension and `threads` in {1, 2}
@@ -165,15 +223,13 @@ def invalid_npu_launch(model) -> Iterator[Report]:
                 problems.append("%d grid arguments (an NPU launch takes exactly one)" % len(args))
             value = launch.threads
             if launch.keyword("threads") is not None and value is not UNKNOWN and value is not None:
-                if isinstance(value, (list, tuple)):
-                    if len(value) != 1:
-                        problems.append("threads=%s (must hold exactly one value)" % quoted(value))
-                    elif type(value[0]) is not int or value[0] not in (1, 2):
-                        problems.append("threads=%s (must be 1 or 2)" % quoted(value))
-                elif type(value) is not int:
-                    problems.append("threads=%s (must be an int, list or tuple)" % quoted(value))
-                elif value not in (1, 2):
-                    problems.append("threads=%d (must be 1 or 2 on the NPU)" % value)
+                problems.extend(_illegal(value))
+            elif value is UNKNOWN:
+                # `threads` differs between compile sites: each illegal value, where it is passed
+                found = launch.sites_where(lambda v: v is not None and bool(_illegal(v)))
+                for shown in dict.fromkeys(repr(v) for _, v in found):
+                    at = [(line, v) for line, v in found if repr(v) == shown]
+                    problems.extend(p + _sites(at) for p in _illegal(at[0][1]))
             if problems:
                 yield report(
                     _at(launch),
@@ -236,7 +292,9 @@ def threads2_manual_vector_split(model) -> Iterator[Report]:
     what="""
 Reports an Expert launch (`is_npu=True`, no `threads`) of a kernel with Vector
 work whose second target is `_` or never read. Cube-only work (including
-`T.tile.atomic_add` from an L0C buffer) is exempt. Opt-in style rule.
+`T.tile.atomic_add` from an L0C buffer) is exempt. A `threads` factory
+parameter that is `None` at some compile sites makes the launch Expert there:
+reported with those sites. Opt-in style rule.
 """,
     why="""
 An Expert launch runs two vector cores (AIV) per Cube core; without `vid`
@@ -254,7 +312,8 @@ atomics.
 def expert_vid_unused(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
-            if launch.is_npu is not True or not launch.expert \
+            expert_sites = [] if launch.expert else launch.sites_where(lambda v: v is None)
+            if launch.is_npu is not True or not (launch.expert or expert_sites) \
                     or not isinstance(launch.target, (ast.Tuple, ast.List)) or len(launch.target.elts) != 2:
                 continue
             vid = launch.target.elts[1]  # the vector-core id, whatever its name
@@ -264,8 +323,8 @@ def expert_vid_unused(model) -> Iterator[Report]:
                 continue
             yield report(
                 _at(launch),
-                "`%s` is never read: both vector cores of this Expert launch do the same work "
-                "(duplicated writes, doubled atomics)" % vid.id,
+                "`%s` is never read: both vector cores of this Expert launch%s do the same work "
+                "(duplicated writes, doubled atomics)" % (vid.id, _sites(expert_sites) if expert_sites else ""),
                 help=("Split the rows by `%s`, or use threads=2" % vid.id if vid.id != "_"
                       else "Bind `vid` and split the rows by it, or use threads=2"),
                 end_at=vid,

@@ -27,6 +27,127 @@ SHARED = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
 '''
 
 
+HELPERS = '''import contextlib
+
+import tilelang
+import tvm
+from tilelang import PassConfigKey
+
+SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+PLAN = PassConfigKey.TL_ASCEND_MEMORY_PLANNING
+DEFAULTS = {SYNC: False}
+
+
+def compile_with_sync(func, cfg):
+    cfg[SYNC] = True
+    return tilelang.compile(func, pass_configs=cfg)
+
+
+def compile_defaults(func):
+    return tilelang.compile(func, pass_configs=DEFAULTS)
+
+
+def compile_restoring(func):
+    old = DEFAULTS[SYNC]
+    DEFAULTS[SYNC] = True
+    try:
+        return tilelang.compile(func, pass_configs=DEFAULTS)
+    finally:
+        DEFAULTS[SYNC] = old
+
+
+def jit_with(func, cfg):
+    return tilelang.jit(out_idx=[-1], pass_configs=cfg)(func)
+
+
+def lower_here(func):
+    return tilelang.lower(func)
+
+
+@contextlib.contextmanager
+def passes(**switches):
+    DEFAULTS[PLAN] = True
+    config = {PassConfigKey[name]: on for name, on in switches.items()}
+    with tvm.transform.PassContext(opt_level=3, config=config):
+        yield
+
+
+class Scoped:
+    def __init__(self, cfg):
+        self.ctx = tvm.transform.PassContext(config=cfg)
+
+    def __enter__(self):
+        self.ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        DEFAULTS[SYNC] = True
+        self.ctx.__exit__(*exc)
+'''
+
+SECOND = '''import tilelang
+from gen_helpers import compile_defaults
+
+
+def compile_twice(func, other, cfg):
+    first = compile_defaults(func)
+    return first, tilelang.compile(other, pass_configs=cfg)
+'''
+
+
+PASSES = '''"""Pass contexts for lowering (a helper module)."""
+import contextlib
+
+import tvm
+
+
+
+
+
+
+
+
+
+
+
+
+
+@contextlib.contextmanager
+def passes(cfg):
+    with tvm.transform.PassContext(opt_level=3, config=cfg):  # line 20: a jit decorator's line in main
+        yield
+'''
+
+
+JITS = '''"""A jit preset (a helper module)."""
+import tilelang
+from tilelang import PassConfigKey
+
+AUTO = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def npu_jit(**options):
+    return tilelang.jit(out_idx=[-1], pass_configs=AUTO, **options)  # line 20: another compile in main
+'''
+
+
 class Case(NamedTuple):
     name: str
     body: str
@@ -144,8 +265,7 @@ def build2(M, fast=sys.getrecursionlimit() > 10 ** 9):
 
 
 kernel = tilelang.compile(build2(128), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: True})
-''', "the factory returns one of two prim_funcs on a test the engine cannot decide; it attributes "
-     "the site's decided config to both, so `fast_kernel`, never compiled, is reported with AUTO_SYNC on"),
+''', None),
 
     Case("imported_dict_mutated_after_from_import", '''
 from gen_cfg import SHARED
@@ -291,4 +411,118 @@ else:
     CFG[PassConfigKey.TL_ASCEND_AUTO_CV_SYNC] = True
 kernel = tilelang.compile(build(1), pass_configs=CFG)
 ''', None),
+    # issue #19 form 6: compiles and PassContexts inside another module's helpers (guards)
+    Case("helper_mutates_the_callers_dict_then_compiles", '''
+from gen_helpers import compile_with_sync
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+first = compile_with_sync(build(1), CFG)
+second = tilelang.compile(build(2), pass_configs=CFG)
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_compile_in_an_undecided_branch", '''
+import sys
+from gen_helpers import compile_with_sync
+
+CFG = {}
+if len(sys.argv) < 5:
+    first = compile_with_sync(build(1), CFG)
+second = tilelang.compile(build(2), pass_configs=CFG)
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_finally_restores_its_module_dict", '''
+import gen_helpers
+
+first = gen_helpers.compile_restoring(build(1))
+second = gen_helpers.compile_defaults(build(2))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_returns_a_jit_wrapper_called_later", '''
+from gen_helpers import jit_with
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+make = jit_with(build, CFG)
+early = make(64)
+CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+late = make(128)
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_lowers_under_the_callers_pass_context", '''
+import tvm
+from gen_helpers import lower_here
+
+with tvm.transform.PassContext(config={PassConfigKey.TL_ASCEND_AUTO_SYNC: True}):
+    inside = lower_here(build(1))
+outside = lower_here(build(2))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("generator_context_manager_mutates_before_its_yield", '''
+from gen_helpers import DEFAULTS, compile_defaults, passes
+
+with passes(TL_ASCEND_AUTO_SYNC=True):
+    inside = tilelang.lower(build(1))
+after = compile_defaults(build(2))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("class_context_manager_exit_mutates", '''
+from gen_helpers import DEFAULTS, Scoped, compile_defaults
+
+with Scoped({PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True}):
+    inside = tilelang.lower(build(1))
+    before_exit = compile_defaults(build(2))
+after_exit = compile_defaults(build(3))
+''', None, {"gen_helpers": HELPERS}),
+
+    Case("helper_of_a_helper_module", '''
+from gen_second import compile_twice
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True}
+pair = compile_twice(build(1), build(2), CFG)
+''', None, {"gen_helpers": HELPERS, "gen_second": SECOND}),
+    # found by the generator (helper_module): the PassContext a helper of another module
+    # entered was placed at its own line, read as a line of the main module (a jit site there)
+    Case("context_from_another_module_is_placed_at_the_with", '''
+import gen_passes
+
+BASE = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+@tilelang.jit(out_idx=[-1], pass_configs=BASE)
+def make(M):
+    return build(M)
+
+
+def build2(M):
+    @T.prim_func
+    def other(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+    return other
+
+
+with gen_passes.passes({}):
+    artifact = tilelang.lower(build2(128))
+''', None, {"gen_passes": PASSES}),
+    Case("jit_preset_from_another_module_is_placed_at_the_decorator", '''
+from gen_jits import npu_jit
+
+
+def build2(M):
+    @T.prim_func
+    def other(A: T.Tensor((M,), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            T.copy(A[0], A[0])
+    return other
+
+
+kernel2 = tilelang.compile(build2(128), pass_configs={})
+
+
+@npu_jit()
+def make(M):
+    return build(M)
+
+
+kernel = make(64)
+''', None, {"gen_jits": JITS}),
 ]

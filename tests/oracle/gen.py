@@ -560,11 +560,61 @@ FORMS = {
     "keyerror": f_keyerror,
 }
 
+# The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and
+# PassContexts inside another module's functions.
+BUILD_HELPERS = '''import contextlib
+import functools
+
+import tilelang
+import tvm
+from tilelang import PassConfigKey
+
+SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
+PLANNED = {PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True}
+compile_planned = functools.partial(tilelang.compile, out_idx=[-1], pass_configs=PLANNED)
+
+
+def jit_with(cfg):
+    return tilelang.jit(out_idx=[-1], pass_configs=cfg)
+
+
+def compile_cfg(func, cfg):
+    return tilelang.compile(func, out_idx=[-1], pass_configs=cfg)
+
+
+def compile_sync(func, cfg):
+    if cfg is not None:
+        cfg[SYNC] = True
+    return tilelang.compile(func, pass_configs=cfg)
+
+
+def compile_each(funcs, cfg):
+    return [tilelang.compile(f, pass_configs=cfg) for f in funcs]
+
+
+@contextlib.contextmanager
+def passes(cfg):
+    with tvm.transform.PassContext(opt_level=3, config=cfg):
+        yield
+
+
+class Passes:
+    def __init__(self, cfg):
+        self.ctx = tvm.transform.PassContext(config=cfg)
+
+    def __enter__(self):
+        self.ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.ctx.__exit__(*exc)
+'''
+
 # -- compile sites -----------------------------------------------------------
 
 SITE_KINDS = ("jit", "jit_bare", "compile", "lower", "compile_in_function", "jit_star", "method",
               "static_jit", "partial_compile", "lower_bare", "compile_in_ctx", "dead", "select",
-              "default_arg", "kwargs_spread", "loop_compile", "helper_twice")
+              "default_arg", "kwargs_spread", "loop_compile", "helper_twice", "helper_module")
 
 
 def _kernel(n, indent, name=None, ret=True):
@@ -658,6 +708,25 @@ def _site(draw, n, kinds=SITE_KINDS, jit_call=True):
         return define, ["with tvm.transform.PassContext(**{\"opt_level\": 3, \"config\": %s}):" % _ctx(draw, expr),
                         "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)], kind
     define = ["def build_%d(M):" % n] + _kernel(n, 1)
+    if kind == "helper_module":
+        form = draw(st.integers(0, 6))
+        if form == 5:
+            define = ["@gen_build.jit_with(%s)" % expr, "def make_%d(M):" % n] + _kernel(n, 1)
+            call = ["kernel_%d = make_%d(128)" % (n, n)] if jit_call and draw(st.booleans()) else None
+            return define, call, kind
+        if form == 6:
+            return define, ["kernel_%d = gen_build.compile_planned(build_%d(128))" % (n, n)], kind
+        if form == 0:
+            call = ["kernel_%d = gen_build.compile_cfg(build_%d(128), %s)" % (n, n, expr)]
+        elif form == 1:
+            call = ["kernel_%d = gen_build.compile_sync(build_%d(128), %s)" % (n, n, expr)]
+        elif form == 2:
+            call = ["kernels_%d = gen_build.compile_each([build_%d(64), build_%d(128)], %s)" % (n, n, n, expr)]
+        else:
+            manager = "passes" if form == 3 else "Passes"
+            call = ["with gen_build.%s(%s):" % (manager, _ctx(draw, expr)),
+                    "    artifact_%d = tilelang.lower(build_%d(128))" % (n, n)]
+        return define, call, kind
     if kind == "loop_compile":
         a, b = _config_expr(draw), _config_expr(draw)
         call = draw(st.sampled_from((
@@ -744,6 +813,9 @@ def programs(draw, exclude=frozenset()):
     kinds = [k for k in SITE_KINDS if k not in exclude]
     n_sites = draw(st.integers(1, 3))
     sites = [_site(draw, n, kinds, jit_call="jit_call" not in exclude) for n in range(n_sites)]
+    if any(kind == "helper_module" for _, _, kind in sites):
+        siblings["gen_build"] = BUILD_HELPERS
+        lines.insert(len(HEADER.splitlines()), "import gen_build")
     for define, _, _ in sites:
         lines += ["", ""] + define
     n_stmts = draw(st.integers(1, 6))

@@ -8,10 +8,19 @@ from typing import Dict, Optional
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
+from .library import Event, alternatives
 from .values import (
-    MISSING, BoundV, ClassV, DictV, FuncV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN, LambdaV, LazyCallV, LibV,
-    PartialV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable, join, havoc, kernels_of, mklist, plain, seq_known,
+    MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
+    KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
+    join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
+
+def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
+    """Keywords made in another module, applied by a call at ``node`` in this
+    one: their values stay, their nodes (where a compile site is placed) are
+    the call's."""
+    return {k: (v[0], node) for k, v in kwargs.items()}
+
 
 class Calls:
     """Mixin of ``Evaluator``: calling values."""
@@ -54,14 +63,29 @@ class Calls:
             return UNKNOWN
         t = type(func)  # the value classes have no subclasses: exact type tests
         if t is ImportV:
-            return LazyCallV(func, args, kwargs, node)  # called when its value is needed
+            lazy = LazyCallV(func, args, kwargs, node)  # called when its value is needed
+            if not self.quiet and self.hands_over_work(args, kwargs):
+                # a helper of another module given kernels or factories: it may compile
+                # them, so it runs here and now, with the state its arguments have now
+                return self.deref(lazy)
+            return lazy
         if t is LazyCallV:
             func = self.deref(func)
             t = type(func)
         if t is LibV:  # the most frequent callee (torch.*, T.*, builtins): tested first
-            return self.library(func.q, args, kwargs, node, frame)
+            if func.q == "contextlib.contextmanager":
+                return GenCtxV(args[0]) if len(args) == 1 and not kwargs and isinstance(args[0], FuncV) \
+                    else UNKNOWN
+            result = self.library(func.q, args, kwargs, node, frame)
+            if type(result) is JitDecoV or type(result) is PartialV:
+                result.home = self
+            return result
         if t is FuncV:
+            if func.ev is not self:
+                return self.bridge(func.ev, lambda: func.ev.call_function(func, args, kwargs, node), node)
             return func.ev.call_function(func, args, kwargs, node)
+        if isinstance(func, GenCtxV):
+            return GenCtxCallV(func.func, args, kwargs, node)  # runs when a `with` enters it
         if isinstance(func, LambdaV):
             return self.call_lambda(func, args, kwargs)
         if isinstance(func, BoundV):
@@ -69,12 +93,13 @@ class Calls:
                 return self.method(func.func.q, func.obj, args, kwargs, node)
             return self.call_value(func.func, (func.obj,) + args, kwargs, node, frame)
         if isinstance(func, PartialV):
-            merged = dict(func.kwargs)
+            merged = dict(func.kwargs) if func.home in (None, self) else placed(func.kwargs, node)
             merged.update(kwargs)
             return self.call_value(func.func, func.args + args, merged, node, frame)
         if isinstance(func, JitDecoV):
             if len(args) == 1 and not kwargs:
-                return self.jit(args[0], func.kwargs, func.unknown_kwargs, node, "jit-call")
+                given = func.kwargs if func.home in (None, self) else placed(func.kwargs, node)
+                return self.jit(args[0], given, func.unknown_kwargs, node, "jit-call")
             return UNKNOWN
         if isinstance(func, JitV):
             # calling a jitted factory compiles what it returns for these arguments
@@ -83,7 +108,13 @@ class Calls:
                     and len(event.called) < 8:
                 result = self.call_value(func.factory, args, kwargs, node, frame)
                 found = kernels_of(result)
-                if found is not None:
+                if found is not None and alternatives(found):
+                    # one prim_func or another: which one this call compiles is not told
+                    undecided = Event(event.kind, event.node, UNKNOWN, list(found), event.function,
+                                      event.label, event.origin)
+                    undecided.target = event.target
+                    self.events.append(undecided)
+                elif found is not None:
                     if isinstance(event.config, DictV):
                         # the decorator holds the dict: this call compiles with it as it is now
                         self.record_call(event, list(found))
@@ -95,6 +126,152 @@ class Calls:
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
         return UNKNOWN
+
+    # -- other modules' functions and context managers -------------------------
+    def hands_over_work(self, args: tuple, kwargs) -> bool:
+        """Whether a call's arguments include what a helper could compile: a
+        prim_func, a factory of this module, or a container holding one."""
+        values = list(args) + [v[0] for v in kwargs.values()]
+        for _ in range(3):
+            nested = []
+            for value in values:
+                if isinstance(value, (KernelV, KernelsV, JitV)) or \
+                        (isinstance(value, FuncV) and value.ev is self):
+                    return True
+                if isinstance(value, (tuple, list)):
+                    nested.extend(value)
+                elif isinstance(value, DictV):
+                    nested.extend(e[0] for e in value.entries.values())
+            values = nested
+        return False
+
+    def bridge(self, other, run, node):
+        """Run ``run()`` (code of another module, on that module's evaluator)
+        as part of this evaluation: under this branch token, quietness and
+        PassContext stack. The compile sites it reaches are this module's,
+        placed at ``node`` (the call in this file that led there)."""
+        saved = (other.token, other.quiet, other.contexts, other.depth, other.arguments_file)
+        mark = len(other.events)
+        other.token, other.quiet, other.contexts = self.token, self.quiet, self.contexts
+        other.arguments_file = self.filename  # `**kwargs` of the first call are written here
+        other.depth = max(other.depth, self.depth + 1)
+        try:
+            return run()
+        finally:
+            other.token, other.quiet, other.contexts, other.depth, other.arguments_file = saved
+            reached = other.events[mark:]
+            del other.events[mark:]
+            if not self.quiet and node is not None:
+                for event in reached:
+                    self.adopt(event, other, node)
+
+    def adopt(self, event, other, node) -> None:
+        """A compile site reached in another module's code, seen from the call
+        at ``node`` in this file."""
+        where = getattr(event.node, "lineno", None)
+        if where is not None and not event.desc.startswith("reached"):
+            from ..config import LOWER_OUTSIDE_PASS_CONTEXT, shown_path
+
+            if event.desc != LOWER_OUTSIDE_PASS_CONTEXT:
+                what = event.desc or "pass_configs of the " + event.label
+                event.desc = "%s at %s:%d, reached through the call at line %d" % (
+                    what, shown_path(other.filename, self.filename), where, getattr(node, "lineno", 0))
+        event.node = node
+        event.origin = node
+        self.events.append(event)
+
+    def enter_generator(self, call: GenCtxCallV):
+        """``with helper(...):`` of a ``@contextlib.contextmanager`` generator:
+        it runs to its ``yield``; the PassContexts open there are the ones the
+        ``with`` body runs under. Only a ``yield`` that ends every block around
+        it, inside ``with`` blocks and ``if``s decided here, is followed (the
+        generator then does nothing when the ``with`` exits): else None."""
+        func = call.func
+        ev = func.ev
+        if ev is not self:
+            return self.bridge(ev, lambda: ev.enter_generator(call), call.node)
+        fn = func.fn
+        if fn.is_prim_func or fn.is_macro or self.depth >= MAX_DEPTH or self.exhausted:
+            return None
+        self.tick()
+        frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
+                      fn, self.locals_of(fn))
+        frame.globals = set(fn.globals)
+        frame.call = call.node
+        self.bind_params(fn, frame, func.defaults, call.args, call.kwargs, False)
+        base = len(self.contexts)
+        self.depth += 1
+        loops, self.loops = self.loops, []
+        try:
+            found = self.to_yield(fn.node.body, frame)
+        except Abrupt:
+            found = None
+        finally:
+            self.depth -= 1
+            self.loops = loops
+            entered = self.contexts[base:]
+            del self.contexts[base:]
+        return entered if found else None
+
+    def to_yield(self, stmts, frame: Frame) -> bool:
+        for i, stmt in enumerate(stmts):
+            if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(stmt)):
+                self.stmt(stmt, frame)
+                continue
+            if i != len(stmts) - 1:
+                return self.not_followed(stmts[i:], frame)  # code after the yield runs at exit
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
+                if stmt.value.value is not None:
+                    self.expr(stmt.value.value, frame)
+                return True
+            if isinstance(stmt, ast.With):
+                for item in stmt.items:
+                    value = self.expr(item.context_expr, frame)
+                    ctx = self.context_of(item.context_expr, value, frame)
+                    if ctx is not None:
+                        self.contexts.append(ctx)
+                    if item.optional_vars is not None:
+                        self.assign(item.optional_vars, UNKNOWN, frame)
+                return self.to_yield(stmt.body, frame)
+            if isinstance(stmt, ast.If):
+                test = truth(self.deref(self.expr(stmt.test, frame)))
+                if test is True:
+                    return self.to_yield(stmt.body, frame)
+                if test is False:
+                    return self.to_yield(stmt.orelse, frame)
+            return self.not_followed(stmts[i:], frame)
+        return False
+
+    def not_followed(self, stmts, frame: Frame) -> bool:
+        """A generator's code around its ``yield`` that is not followed: it
+        may run (before the ``with`` body or at its exit), so its effects are
+        made uncertain; the context it enters is unknown."""
+        self.uncertain([stmts, []], frame)
+        return False
+
+    def enter_instance(self, inst: InstanceV, node):
+        """``with Helper():`` of a class of the user's: its ``__enter__`` runs;
+        the PassContexts it enters (``ctx.__enter__()``) are the ones the
+        ``with`` body runs under (UNKNOWN when it enters none that can be
+        seen: it may enter anything). Returns (contexts, __exit__), or None
+        when its methods cannot be followed."""
+        enter = inst.cls.lookup("__enter__")
+        leave = inst.cls.lookup("__exit__")
+        if not isinstance(enter, FuncV) or not isinstance(leave, FuncV) or enter.kind or leave.kind:
+            return None
+        base = len(self.contexts)
+        try:
+            self.call_value(enter, (inst,), {}, node, self.module_frame)
+        except Abrupt:
+            del self.contexts[base:]
+            return None
+        entered = self.contexts[base:]
+        del self.contexts[base:]
+        if not entered:
+            # it entered none that can be seen: it may have entered any (unknown);
+            # its __exit__ still runs after the block
+            entered = [UNKNOWN]
+        return entered, leave
 
     def construct(self, cls: ClassV, args: tuple, kwargs: Dict[str, tuple], node):
         """``cls(...)``: its ``__init__`` runs; a dataclass / NamedTuple / attrs
@@ -109,13 +286,13 @@ class Calls:
         inst = InstanceV(cls, self.token)
         init = cls.lookup("__init__")
         if isinstance(init, FuncV):
-            init.ev.call_function(init, (inst,) + args, kwargs, node)
+            self.call_value(init, (inst,) + args, kwargs, node, self.module_frame)
             return inst
         if cls.kind in ("dataclass", "namedtuple") and not inst.opaque:
             self.bind_fields(cls, inst, args, kwargs)
             post = cls.lookup("__post_init__")
             if isinstance(post, FuncV):
-                post.ev.call_function(post, (inst,), {}, node)
+                self.call_value(post, (inst,), {}, node, self.module_frame)
             elif post is not MISSING:
                 inst.opaque = True
             return inst
@@ -209,6 +386,12 @@ class Calls:
             self.depth -= 1
 
     def bind_params(self, fn: Function, frame: Frame, defaults, args, kwargs, unknown_args: bool) -> None:
+        try:
+            self._bind_params(fn, frame, defaults, args, kwargs, unknown_args)
+        finally:
+            self.arguments_file = None  # only the call a bridge makes has its arguments elsewhere
+
+    def _bind_params(self, fn: Function, frame: Frame, defaults, args, kwargs, unknown_args: bool) -> None:
         a = fn.node.args
         positional = [p.arg for p in list(a.posonlyargs) + list(a.args)]
         names = positional + [p.arg for p in a.kwonlyargs]
@@ -245,12 +428,25 @@ class Calls:
             frame.vars[a.vararg.arg] = UNKNOWN if star_unknown else tuple(extra)
         if a.kwarg is not None:
             rest = {k: v for k, v in kwargs.items() if k not in names and k is not KW_UNKNOWN}
-            d = DictV(self.token, {k: (v[0], v[1], v[1], self.filename) for k, v in rest.items()},
+            # the keywords are written where the call is (another module's, for a bridged call)
+            written = self.arguments_file or self.filename
+            d = DictV(self.token, {k: (v[0], v[1], v[1], written) for k, v in rest.items()},
                       not kw_unknown)
             frame.vars[a.kwarg.arg] = d
 
     def method(self, q: str, obj, args: tuple, kwargs, node):
         kind, name = q.split(".", 1)
+        if kind == "PassContext" and isinstance(obj, PassContextV):
+            if name == "__enter__" and not args and not kwargs:
+                self.contexts.append(obj)
+                return obj
+            if name == "__exit__":
+                for i in range(len(self.contexts) - 1, -1, -1):
+                    if self.contexts[i] is obj:
+                        del self.contexts[i]
+                        break
+                return False
+            return UNKNOWN
         if kind == "dict" and isinstance(obj, DictV):
             if name == "copy" and not args:
                 return obj.copy(self.token)

@@ -3,6 +3,7 @@ names hold."""
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Dict, List, Optional
 
 from ..nodes import Function, Scope
@@ -10,13 +11,19 @@ from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
+from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
 from .library import Library
 from .statements import Statements
 
 
-class Evaluator(Statements, Expressions, Calls, Library):
+# Branch tokens are unique across every evaluator of the process: a function of
+# another module runs on its own evaluator under its caller's token.
+_TOKENS = itertools.count(1)
+
+
+class Evaluator(Statements, Expressions, Calls, Library, Answers):
     """Runs one module abstractly (once) and answers what names hold."""
 
     def __init__(self, builder, resolver):
@@ -58,6 +65,9 @@ class Evaluator(Statements, Expressions, Calls, Library):
         # id(prim_func) -> the frames its def ran in (one per way it was made),
         # None in the list when there were too many to keep
         self.kernel_frames: Dict[int, list] = {}
+        # the file the arguments of the call being bound were written in, when a
+        # module's function is called from another module's code (see Calls.bridge)
+        self.arguments_file: Optional[str] = None
 
     # -- driver ------------------------------------------------------------
     def run(self) -> "Evaluator":
@@ -119,8 +129,7 @@ class Evaluator(Statements, Expressions, Calls, Library):
             for fn in roots:
                 if id(fn) in self.executed or (not second and fn.name in called):
                     continue
-                self.next_token += 1
-                saved, self.token = self.token, self.next_token
+                saved, self.token = self.token, self.fork_token()
                 try:
                     self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
                 except Abrupt:
@@ -138,7 +147,7 @@ class Evaluator(Statements, Expressions, Calls, Library):
             raise Budget()
 
     def fork_token(self) -> int:
-        self.next_token += 1
+        self.next_token = next(_TOKENS)
         return self.next_token
 
     def deref(self, value):

@@ -11,7 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
-    LibV, Module, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
+    LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
 )
 
 BUILTINS = frozenset({
@@ -405,6 +405,8 @@ class Expressions:
             return value
         if isinstance(obj, Module):
             return obj.get(attr)
+        if isinstance(obj, PassContextV) and attr in ("__enter__", "__exit__"):
+            return BoundV(LibV("PassContext." + attr), obj)
         return UNKNOWN
 
     def resolve_import(self, q: str, via: Optional[ImportV] = None):

@@ -226,6 +226,10 @@ class Library:
         ctx = self.contexts[-1] if self.contexts else None
         found = kernels_of(self.deref(target))
         kernels = list(found) if found is not None else UNKNOWN
+        if alternatives(found):
+            # one of several prim_funcs: which one compiles here is not told
+            self.events.append(Event("lower", node, UNKNOWN, kernels, None, "tilelang.lower call", node))
+            return
         if ctx is None:
             event = Event("lower", node, None, kernels, None, "tilelang.lower call", node)
             event.desc = LOWER_OUTSIDE_PASS_CONTEXT
@@ -287,6 +291,8 @@ class Library:
         else:
             found = kernels_of(self.deref(target))
             kernels = list(found) if found is not None else UNKNOWN
+            if alternatives(found):
+                config = UNKNOWN  # one of several prim_funcs: which one compiles here is not told
         event = Event(kind, node, config, kernels, function, label, origin)
         self.events.append(event)
         return event
@@ -321,8 +327,7 @@ class Library:
             if isinstance(factory, BoundV):
                 result = self.call_value(factory, (), {}, None, self.module_frame)
             else:
-                self.next_token += 1
-                saved, self.token = self.token, self.next_token
+                saved, self.token = self.token, self.fork_token()
                 try:
                     result = factory.ev.call_function(factory, (), {}, None, unknown_args=True)
                 finally:
@@ -371,6 +376,13 @@ def compile_target(kwargs, positional=None):
     else:
         return C.DEFAULT_TARGET
     return C.TARGET_DIALECTS.get(value) if isinstance(value, str) else None
+
+
+def alternatives(found) -> bool:
+    """Kernels of a join (a factory returning one prim_func or another on a
+    test the engine cannot decide): more than one prim_func, only one of
+    which is compiled."""
+    return found is not None and len({id(k.fn) for k in found}) > 1
 
 
 def int_fold(name: str, args: tuple):

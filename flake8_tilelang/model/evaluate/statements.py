@@ -8,7 +8,8 @@ from .budget import MAX_UNROLL, Budget
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
 from .values import (
-    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, JitV, LibV, Module, PassContextV,
+    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, Module,
+    PassContextV,
     hashable, havoc, join, join_vars, mklist, seq_known, truth,
 )
 
@@ -58,14 +59,25 @@ class Statements:
         elif t in (ast.With, ast.AsyncWith):
             entered = 0
             suppress = False
+            exits: list = []  # __exit__ of the user's context managers entered, innermost last
             try:
                 for item in node.items:
                     value = self.expr(item.context_expr, frame)
-                    ctx = self.context_of(item.context_expr, value, frame)
-                    if ctx is not None:
-                        self.contexts.append(ctx)
-                        entered += 1
-                    suppress = suppress or self.may_suppress(item.context_expr, value, frame)
+                    helper = self.enter_helper(value, item.context_expr) if t is ast.With else None
+                    if helper is not None:
+                        # a helper of the user's that enters PassContexts (also from another module)
+                        contexts, leave, may = helper
+                        self.contexts.extend(contexts)
+                        entered += len(contexts)
+                        if leave is not None:
+                            exits.append(leave)
+                        suppress = suppress or may
+                    else:
+                        ctx = self.context_of(item.context_expr, value, frame)
+                        if ctx is not None:
+                            self.contexts.append(ctx)
+                            entered += 1
+                        suppress = suppress or self.may_suppress(item.context_expr, value, frame)
                     if item.optional_vars is not None:
                         self.assign(item.optional_vars, UNKNOWN, frame)
                 self.block(node.body, frame)
@@ -77,6 +89,8 @@ class Statements:
             finally:
                 if entered:
                     del self.contexts[-entered:]
+                for leave in reversed(exits):
+                    leave()
         elif t is ast.Try or type(node).__name__ == "TryStar":
             try:
                 self.try_(node, frame)
@@ -105,6 +119,38 @@ class Statements:
         elif t is ast.Assert:
             pass
         # pass, others: nothing to do
+
+    def enter_helper(self, value, node):
+        """A ``with`` item that is a context manager of the user's whose entry
+        can be followed: (the PassContexts it enters, a callable running its
+        ``__exit__`` or None, whether it may swallow an exception), else None."""
+        value = self.deref(value)
+        if isinstance(value, GenCtxCallV):
+            contexts = self.enter_generator(value)
+            # a generator with nothing after its yield: an exception goes on through it
+            if not contexts:
+                return None
+            return (self.placed(contexts, node, value.func.ev), None, False)
+        if isinstance(value, InstanceV) and not value.opaque:
+            found = self.enter_instance(value, node)
+            if found is None:
+                return None
+            contexts, leave = found
+            enter = value.cls.lookup("__enter__")
+            contexts = self.placed(contexts, node, getattr(enter, "ev", self))
+
+            def run_exit():
+                self.call_value(leave, (value, None, None, None), {}, node, self.module_frame)
+            return contexts, run_exit, True
+        return None
+
+    def placed(self, contexts: list, node: ast.expr, ev) -> list:
+        """PassContexts a helper of another module entered, placed at the
+        ``with`` item in this file (their config's own lines say where the
+        switches are set)."""
+        if ev is self:
+            return contexts
+        return [PassContextV(c.config, node, node) if isinstance(c, PassContextV) else c for c in contexts]
 
     def context_of(self, node: ast.expr, value, frame: Frame):
         """The PassContext a ``with`` item enters: a PassContextV, None when

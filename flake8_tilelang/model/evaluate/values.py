@@ -78,12 +78,13 @@ class BoundV:
 
 
 class PartialV:
-    __slots__ = ("func", "args", "kwargs")
+    __slots__ = ("func", "args", "kwargs", "home")
 
     def __init__(self, func, args: tuple, kwargs: Dict[str, tuple]):
         self.func = func
         self.args = args
         self.kwargs = kwargs
+        self.home = None  # the evaluator of the module that made it (its keyword nodes are there)
 
 
 class ClassV:
@@ -186,12 +187,13 @@ class LazyCallV:
 class JitDecoV:
     """``tilelang.jit(out_idx=..., pass_configs=...)``: a decorator that compiles."""
 
-    __slots__ = ("kwargs", "node", "unknown_kwargs")
+    __slots__ = ("kwargs", "node", "unknown_kwargs", "home")
 
     def __init__(self, kwargs: Dict[str, tuple], node: ast.AST, unknown_kwargs: bool):
         self.kwargs = kwargs
         self.node = node
         self.unknown_kwargs = unknown_kwargs
+        self.home = None  # the evaluator of the module that made it (its keyword nodes are there)
 
 
 class PassDecoV:
@@ -218,6 +220,28 @@ class KernelV:
     def __init__(self, fn: Function, closure):
         self.fn = fn
         self.closure = closure
+
+
+class GenCtxV:
+    """A generator function decorated with ``contextlib.contextmanager``."""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func):
+        self.func = func
+
+
+class GenCtxCallV:
+    """``helper(...)`` of a ``GenCtxV``: entered by ``with`` (runs the
+    generator to its ``yield``)."""
+
+    __slots__ = ("func", "args", "kwargs", "node")
+
+    def __init__(self, func, args: tuple, kwargs, node):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.node = node
 
 
 class PassContextV:
