@@ -31,9 +31,19 @@ INFORMATION_URI: Optional[str] = None
 # DEL, line and paragraph separators, bidirectional overrides and isolates,
 # and lone surrogates (the undecodable bytes of a file name, via
 # ``surrogateescape``). A tab is left alone.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                     "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Compiled on first use: flake8 imports this package on every run (the report
+# plugins), most of which never print through it.
+_UNSAFE_CLASS = ("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                 "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE_CLASS = "[\ud800-\udfff]"
+_compiled: Dict[str, "re.Pattern[str]"] = {}
+
+
+def _pattern(source: str) -> "re.Pattern[str]":
+    found = _compiled.get(source)
+    if found is None:
+        found = _compiled[source] = re.compile(source)
+    return found
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 
 
@@ -53,27 +63,30 @@ def printable(text: str, keep: str = "") -> str:
     every undecodable byte of a file name becomes a visible escape
     (``\\x1b``, ``\\n``, ``\\u202e``, ``\\xff``). Text without them is
     returned as is. Characters in ``keep`` are left for the caller to encode."""
-    if not _UNSAFE.search(text):
+    unsafe = _pattern(_UNSAFE_CLASS)
+    if not unsafe.search(text):
         return text
     if keep:
-        return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
-    return _UNSAFE.sub(_escape, text)
+        return unsafe.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
+    return unsafe.sub(_escape, text)
 
 
 def json_safe(text: str) -> str:
     """``text`` encodable as strict UTF-8 (JSON escapes control characters
     itself): undecodable file-name bytes become ``\\xff`` escapes."""
-    if not _SURROGATE.search(text):
+    surrogate = _pattern(_SURROGATE_CLASS)
+    if not surrogate.search(text):
         return text
-    return _SURROGATE.sub(_escape, text)
+    return surrogate.sub(_escape, text)
 
 
 def uri_safe(text: str) -> str:
     """A relative URI with each undecodable file-name byte percent-encoded
     (what the byte is in a URI); nothing else is changed."""
-    if not _SURROGATE.search(text):
+    surrogate = _pattern(_SURROGATE_CLASS)
+    if not surrogate.search(text):
         return text
-    return _SURROGATE.sub(lambda m: "%%%02X" % (ord(m.group()) - 0xDC00)
+    return surrogate.sub(lambda m: "%%%02X" % (ord(m.group()) - 0xDC00)
                           if 0xDC80 <= ord(m.group()) <= 0xDCFF else _escape(m), text)
 
 

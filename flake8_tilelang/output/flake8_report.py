@@ -9,22 +9,31 @@ module level.
 from __future__ import annotations
 
 import os
-from typing import List, NamedTuple, Optional
+from typing import List, Optional
 
 from flake8.formatting.base import BaseFormatter
 
 
-class _Record(NamedTuple):
-    path: str
-    line: int
-    char_col: int
-    end_line: int
-    char_end_col: int
-    code: str
-    message: str
-    severity: str
-    noqa_row: Optional[int]
-    source: str
+class _Record:
+    """One flake8 violation as the shared formatters read it (a plain class:
+    a NamedTuple costs a class build on every flake8 run, which imports this
+    module whatever the format)."""
+
+    __slots__ = ("path", "line", "char_col", "end_line", "char_end_col", "code", "message", "severity",
+                 "noqa_row", "source")
+
+    def __init__(self, path: str, line: int, char_col: int, end_line: int, char_end_col: int, code: str,
+                 message: str, severity: str, noqa_row: Optional[int], source: str):
+        self.path = path
+        self.line = line
+        self.char_col = char_col
+        self.end_line = end_line
+        self.char_end_col = char_end_col
+        self.code = code
+        self.message = message
+        self.severity = severity
+        self.noqa_row = noqa_row
+        self.source = source
 
 
 def _severity(code: str) -> str:
