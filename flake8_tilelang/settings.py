@@ -733,26 +733,27 @@ def src_setting(entries: Sequence[str], base: str, where: str) -> Tuple[str, ...
     return tuple(dict.fromkeys(out))
 
 
+def _named_choice(value, where: str, what: str, normalise, names, default: str) -> str:
+    """``value`` normalised by ``normalise``, or a ConfigError naming the choices."""
+    chosen = normalise(value)
+    if chosen is None:
+        raise ConfigError("%s: unknown %s %r; choose one of %s (default %s)" % (
+            where, what, value if isinstance(value, str) else _type(value), ", ".join(names), default))
+    return chosen
+
+
 def target_setting(value, where: str) -> str:
     """A ``target`` value: "ascendc" (also "pto") or "npuir"."""
-    from .model.dialect import NAMES, normalise
+    from .model import dialect
 
-    dialect = normalise(value)
-    if dialect is None:
-        raise ConfigError("%s: unknown target %r; choose one of %s (default ascendc)" % (
-            where, value if isinstance(value, str) else _type(value), ", ".join(NAMES)))
-    return dialect
+    return _named_choice(value, where, "target", dialect.normalise, dialect.NAMES, "ascendc")
 
 
 def chip_setting(value, where: str) -> str:
     """A ``target-chip`` value, normalised ("A2/A3", "A2", "A3", "A5")."""
-    from .model.chip import NAMES, normalise
+    from .model import chip
 
-    chip = normalise(value)
-    if chip is None:
-        raise ConfigError("%s: unknown chip %r; choose one of %s (default A2/A3)" % (
-            where, value if isinstance(value, str) else _type(value), ", ".join(NAMES)))
-    return chip
+    return _named_choice(value, where, "chip", chip.normalise, chip.NAMES, "A2/A3")
 
 
 MAX_DOCS_URL = 2048
