@@ -834,3 +834,37 @@ def test_an_event_loop_without_add_reader_gets_the_answers_through_a_thread(tmp_
         return await c.stop()
 
     assert run(scenario()) == 0
+
+
+def test_exit_while_a_read_of_stdin_is_waiting_ends_the_process(tmp_path):
+    """The server ends on `exit` while the client keeps stdin open and has
+    already sent the first line of another message: nothing may wait for the
+    client's next bytes (LSP clients close the pipe only after the server
+    exited). A guard of the exit path (stdin read on a daemon thread,
+    ``os._exit`` after the worker stopped); the CI hang that prompted it (a
+    read still waiting in a ThreadPoolExecutor thread, joined at exit) depends
+    on when pygls runs the `exit` handler and is not reproduced here."""
+    import json
+    import subprocess
+    import sys
+
+    def message(obj):
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+    proc = subprocess.Popen([sys.executable, "-m", "flake8_tilelang", "server"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(tmp_path),
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    try:
+        proc.stdin.write(message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                  "params": {"capabilities": {}, "processId": None, "rootUri": None}}))
+        proc.stdin.write(message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        proc.stdin.write(message({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None}))
+        proc.stdin.write(message({"jsonrpc": "2.0", "method": "exit", "params": None}) + b"Content-Length: 99\r\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=30) == 0  # stdin stays open: only `exit` can end it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdin.close()
+        proc.stdout.close()

@@ -706,11 +706,12 @@ class TilelangServer(LanguageServer):
 
     async def _read_loop(self, stdin) -> None:
         loop = asyncio.get_running_loop()
+        reader = _StdinReader(loop)
         read_line = lambda: stdin.readline(MAX_HEADER_LINE)  # noqa: E731
         length: Optional[int] = None
         skipping = False
         while not self._stop_event.is_set():
-            line = await loop.run_in_executor(self.thread_pool, read_line)
+            line = await reader.run(read_line)
             if not line:
                 self.exit_code = self.exit_code or (0 if self.protocol._shutdown else 1)
                 return
@@ -736,11 +737,57 @@ class TilelangServer(LanguageServer):
                 skipping = True
                 continue
             n, length = length, None
-            body = await loop.run_in_executor(self.thread_pool, stdin.read, n)
+            body = await reader.run(stdin.read, n)
             if len(body) < n:
                 self.exit_code = self.exit_code or (0 if self.protocol._shutdown else 1)
                 return
             self.protocol.handle_body(body)
+
+
+class _StdinReader:
+    """Blocking reads of stdin on one daemon thread, awaited on the loop.
+
+    Not a ThreadPoolExecutor: its threads are joined when the pool shuts down
+    and again when the interpreter exits, so a read still waiting for the
+    client's next message when `exit` arrives (pygls may run the `exit`
+    handler after the loop has asked for the next header line) kept the server
+    alive until the client closed stdin, which LSP clients do only after the
+    server has exited: a hang on exit. A daemon thread never holds up the exit.
+    """
+
+    def __init__(self, loop) -> None:
+        import queue
+        import threading
+
+        self.loop = loop
+        self.jobs: "queue.SimpleQueue" = queue.SimpleQueue()
+        threading.Thread(target=self._serve, daemon=True, name="flake8-tilelang-stdin").start()
+
+    def run(self, fn, *args) -> "asyncio.Future":
+        future = self.loop.create_future()
+        self.jobs.put((future, fn, args))
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            future, fn, args = self.jobs.get()
+            try:
+                result, error = fn(*args), None
+            except BaseException as exc:  # noqa: B902 - handed to the awaiting coroutine
+                result, error = None, exc
+            try:
+                self.loop.call_soon_threadsafe(_settle, future, result, error)
+            except RuntimeError:  # the loop is closed: the server is exiting
+                return
+
+
+def _settle(future, result, error) -> None:
+    if future.done():  # cancelled while the read was waiting
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 _CONTENT_LENGTH = re.compile(rb"^Content-Length:[ \t]*(\d+)[ \t]*\r?\n$", re.I)
@@ -975,6 +1022,20 @@ async def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
 
 
 def serve() -> int:
+    """Run the server on stdio; the process ends here, with `exit`'s status.
+
+    It ends with ``os._exit`` once the lint worker is stopped and the output
+    flushed: a read of stdin may still be waiting on the reader's daemon
+    thread for a message the client will never send (it waits for the server
+    to exit before closing the pipe), and the interpreter's normal shutdown
+    would wait for, or abort on, that thread."""
     server = create_server()
     server.start_io()
-    return server.exit_code
+    code = server.exit_code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code if isinstance(code, int) else 1)
