@@ -482,3 +482,110 @@ def test_a_generator_not_followed_still_has_its_effects():
     """)
     sites = [s for s in model.sites if s.site.kind == "compile"]
     assert sites and all(s.config.state(C.AUTO_SYNC) is None for s in sites)
+
+
+# -- loops of unknown length: one run when a second could see nothing new ------
+
+NESTED_REFERENCE = """
+    import sys
+    import torch
+
+    def im2col(x, kh, kw):
+        B, C, H, W = x.shape
+        out = torch.zeros((C * kh * kw, B * H * W))
+        for n in range(B):
+            for i in range(H):
+                for j in range(W):
+                    for c in range(C):
+                        for m in range(kh):
+                            for k in range(kw):
+                                h = i + m
+                                w = j + k
+                                if 0 <= h < H and 0 <= w < W:
+                                    out[c, n] = x[n, c, h, w]
+                                else:
+                                    out[c, n] = 0
+        return out
+
+    ref = im2col(torch.randn(2, 3, 8, 8), 3, 3)
+"""
+
+
+def test_nested_unknown_loops_of_reference_code_run_once_each():
+    # six nested loops over unknown ranges: run twice each they would take
+    # 2**6 runs of the innermost body; a run that changes nothing outside the
+    # frame's names (no call with effects, no store into a container) is not
+    # repeated
+    ev = model_of(NESTED_REFERENCE).resolver.evaluator()
+    assert not ev.exhausted
+    assert ev.steps < 120, ev.steps
+
+
+def test_unknown_loop_runs_again_after_a_call_changed_an_attribute():
+    # the first run reads tuner.cfg before relax() replaces it: the second run
+    # must see the replacement, so the compile's switch is unknown, not "on"
+    body = """
+        import sys
+
+        class Tuner:
+            def __init__(self):
+                self.cfg = {AUTO: True}
+
+            def relax(self):
+                self.cfg = {AUTO: False}
+
+        tuner = Tuner()
+        for step in range(len(sys.argv)):
+            kernel = tilelang.compile(build(64), pass_configs=tuner.cfg)
+            tuner.relax()
+    """
+    model = model_of(body)
+    (kernel,) = model.kernels
+    assert kernel.configs
+    assert not all(c.is_on(C.AUTO_SYNC) for c in kernel.configs)
+
+
+def test_functions_nothing_calls_run_unless_inert():
+    # the sweep runs uncalled functions with unknown arguments (their compile
+    # sites count); one that only computes with torch and its own names cannot
+    # change anything a kernel sees and is not run
+    body = """
+        import torch
+
+        def reference(a, b):
+            acc = torch.zeros_like(a)
+            for i in range(a.shape[0]):
+                acc[i] = a[i] * b[i]
+            return acc
+
+        def main():
+            return tilelang.compile(build(64), pass_configs={AUTO: True})
+
+        def reads_a_global():
+            return AUTO
+    """
+    model = model_of(body)
+    ev = model.resolver.evaluator()
+    by_name = {f.name: f for f in ev.b.functions}
+    assert ev.inert(by_name["reference"])
+    assert not ev.inert(by_name["main"])
+    assert not ev.inert(by_name["reads_a_global"])
+    assert id(by_name["reference"]) not in ev.executed
+    assert id(by_name["main"]) in ev.executed
+
+
+@pytest.mark.parametrize("body", [
+    "def f(x):\n    global AUTO\n    AUTO = x\n",
+    "def f(x):\n    import tilelang\n    return tilelang.compile(x)\n",
+    "def f(x):\n    from . import sibling\n    return sibling.g(x)\n",
+    "def f(x):\n    class K:\n        pass\n    return K\n",
+    "def f(x):\n    exec('AUTO = 1')\n",
+    "def f(x):\n    return build(x)\n",
+    "def f(x):\n    return [y for y in x if undefined_name(y)]\n",
+    "from helpers import *\n\ndef f(x):\n    return len(x)\n",
+])
+def test_inert_refuses_what_could_reach_module_state(body):
+    model = model_of(body)
+    ev = model.resolver.evaluator()
+    (fn,) = [f for f in ev.b.functions if f.name == "f"]
+    assert not ev.inert(fn)

@@ -140,6 +140,8 @@ class Builder:
         self.config_key_refs: List[tuple] = []
         # module-level helpers returning `T.Scope(...)`: name -> (def, the returned call)
         self.scope_helpers: Dict[str, tuple] = {}
+        # some `from x import *` (anywhere): any free name may be bound by it
+        self.star_imports = False
 
     # -- entry -----------------------------------------------------------
     def build(self) -> "Builder":
@@ -401,6 +403,7 @@ class Builder:
                 self.imports_tilelang = True
             for alias in node.names:
                 if alias.name == "*":
+                    self.star_imports = True
                     continue
                 sep = "" if module.endswith(".") else "."
                 self._add_import(scope, alias.asname or alias.name, module + sep + alias.name, fallback)

@@ -525,4 +525,105 @@ def make(M):
 
 kernel = make(64)
 ''', None, {"gen_jits": JITS}),
+    # Loops of unknown length run twice (a value one iteration leaves for the
+    # next is seen) unless the first run changed nothing outside its frame's
+    # names: each of these changes something through a call, so the second
+    # run must happen (with one run, the engine decides the first iteration's
+    # value and CPython records both).
+    Case("unknown_loop_helper_mutates_the_dict_it_compiles", """
+import sys
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def disable(cfg):
+    cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+
+
+for step in range(len(sys.argv) + 1):
+    kernel = tilelang.compile(build(64), pass_configs=CFG)
+    disable(CFG)
+""", None),
+    Case("unknown_loop_helper_rebinds_a_global", """
+import sys
+
+MODE = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def switch():
+    global MODE
+    MODE = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+for step in range(len(sys.argv) + 1):
+    kernel = tilelang.compile(build(64), pass_configs=MODE)
+    switch()
+""", None),
+    Case("unknown_loop_method_sets_an_attribute", """
+import sys
+
+
+class Tuner:
+    def __init__(self):
+        self.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+    def relax(self):
+        self.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+tuner = Tuner()
+for step in range(len(sys.argv) + 1):
+    kernel = tilelang.compile(build(64), pass_configs=tuner.cfg)
+    tuner.relax()
+""", None),
+    Case("unknown_loop_helper_appends_to_a_list", """
+import sys
+
+CONFIGS = [{PassConfigKey.TL_ASCEND_AUTO_SYNC: True}]
+
+
+def add(configs):
+    configs.insert(0, {PassConfigKey.TL_ASCEND_AUTO_SYNC: False})
+
+
+n = 0
+while n <= len(sys.argv):
+    kernel = tilelang.compile(build(64), pass_configs=CONFIGS[0])
+    add(CONFIGS)
+    n += 1
+""", None),
+    Case("unknown_loop_in_a_loop_mutates_before_the_inner_loop_reads", """
+import sys
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def disable(cfg):
+    cfg[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+
+
+for outer in range(len(sys.argv) + 1):
+    for inner in range(len(sys.argv)):
+        kernel = tilelang.compile(build(64), pass_configs=CFG)
+    disable(CFG)
+""", None),
+    Case("unknown_loop_pure_reference_code_runs_once", """
+import sys
+import math
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def reference(xs):
+    total = 0
+    for i in range(len(xs)):
+        for j in range(i):
+            total += math.sqrt(abs(xs[i] - xs[j]))
+    return total
+
+
+for step in range(len(sys.argv) + 1):
+    score = reference([step, 2, 3])
+    kernel = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
 ]

@@ -5,10 +5,12 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional
 
+from ... import constants as C
+from ..build import canonical_prim
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
-from .library import Event, alternatives
+from .library import FOREIGN_ROOTS, Event, alternatives
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
@@ -20,6 +22,38 @@ def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
     one: their values stay, their nodes (where a compile site is placed) are
     the call's."""
     return {k: (v[0], node) for k, v in kwargs.items()}
+
+
+# Library callables whose call the evaluator answers without changing
+# anything: builtins that only read their arguments, and every name of a
+# foreign library (``torch.zeros``: UNKNOWN, its arguments untouched).
+PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "callable", "chr", "dict", "dict.fromkeys", "divmod", "enumerate", "float",
+    "format", "frozenset", "hasattr", "hash", "int", "isinstance", "issubclass", "len", "list", "max", "min",
+    "ord", "pow", "print", "range", "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum",
+    "tuple", "zip",
+})
+
+
+# methods of containers that only read them
+# (not list.index and the like: :meth:`method` spoils a list for a method it does not model)
+READ_METHODS = frozenset({"dict.get", "dict.copy", "dict.keys", "dict.values", "dict.items", "list.copy"})
+
+
+# Library calls :meth:`Library.library` answers without changing a value it
+# was given: what they make is new, and the compile sites they record
+# (jit, compile, lower, prim_func's kernel frames) are outputs, read once the
+# module has run. Any other library name counts as a change (``setattr``).
+OUTPUT_ONLY = (C.JIT_NAMES | C.AUTOTUNE_NAMES | C.COMPILE_NAMES | C.LOWER_NAMES | C.PASS_CONTEXT_NAMES
+               | C.PASS_CONFIG_KEY_CLASSES
+               | frozenset({"functools.partial", "functools.wraps", "contextlib.contextmanager", "getattr", "type"}))
+
+
+def pure_library(q: str) -> bool:
+    if q in PURE_BUILTINS or q in OUTPUT_ONLY or q.split(".", 1)[0] in FOREIGN_ROOTS:
+        return True
+    # T.* calls: folded integers (``T.ceildiv``), kernels (``T.prim_func``), else unknown
+    return canonical_prim(q) is not None
 
 
 class Calls:
@@ -62,6 +96,19 @@ class Calls:
         if func is UNKNOWN:
             return UNKNOWN
         t = type(func)  # the value classes have no subclasses: exact type tests
+        # What a call may change beyond the frames it creates (see unknown_loop):
+        # a library call that is not pure, a method of a dict or list that is not
+        # a read, another module's function or import. A function of this module
+        # (a lambda, a constructor, a jitted factory) counts each change it makes
+        # where it makes it; the compile sites it records are outputs.
+        if t is LibV:
+            if not pure_library(func.q):
+                self.effects += 1
+        elif t is BoundV:
+            if type(func.func) is LibV and not self.reads_only(func):
+                self.effects += 1
+        elif t is ImportV or t is LazyCallV or (t is FuncV and func.ev is not self):
+            self.effects += 1
         if t is ImportV:
             lazy = LazyCallV(func, args, kwargs, node)  # called when its value is needed
             if not self.quiet and self.hands_over_work(args, kwargs):
@@ -433,6 +480,19 @@ class Calls:
             d = DictV(self.token, {k: (v[0], v[1], v[1], written) for k, v in rest.items()},
                       not kw_unknown)
             frame.vars[a.kwarg.arg] = d
+
+    @staticmethod
+    def reads_only(bound) -> bool:
+        """A method call :meth:`method` answers without changing its object:
+        a read of a dict or list, any str method, or any method of a list
+        already spoiled (its answer is unknown, nothing is changed)."""
+        func = bound.func
+        if type(func) is not LibV:
+            return False
+        q = func.q
+        if q in READ_METHODS or q.startswith("str."):
+            return True
+        return q.startswith("list.") and isinstance(bound.obj, list) and not seq_known(bound.obj)
 
     def method(self, q: str, obj, args: tuple, kwargs, node):
         kind, name = q.split(".", 1)

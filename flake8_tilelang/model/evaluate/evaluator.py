@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 from ..nodes import Function, Scope
 from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
-from .library import Event
+from .library import FOREIGN_ROOTS, SAFE_BUILTINS, Event
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
 from .answers import Answers
 from .calls import Calls
@@ -68,6 +68,10 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # the file the arguments of the call being bound were written in, when a
         # module's function is called from another module's code (see Calls.bridge)
         self.arguments_file: Optional[str] = None
+        self.inert_memo: Dict[int, bool] = {}
+        # bumped by everything that may change state beyond the running frame's
+        # names (a call, a store into a container, a global): see unknown_loop
+        self.effects = 0
 
     # -- driver ------------------------------------------------------------
     def run(self) -> "Evaluator":
@@ -129,6 +133,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             for fn in roots:
                 if id(fn) in self.executed or (not second and fn.name in called):
                     continue
+                if self.inert(fn):
+                    continue  # running it cannot change what any kernel sees
                 saved, self.token = self.token, self.fork_token()
                 try:
                     self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
@@ -136,6 +142,53 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                     pass
                 finally:
                     self.token = saved
+
+    def inert(self, fn: Function) -> bool:
+        """Whether running ``fn`` with unknown arguments can change nothing
+        the model reads: its body (nested functions and lambdas included)
+        defines no class, declares no ``global``/``nonlocal``, imports only
+        foreign libraries, and every name it reads is its own, a harmless
+        builtin, or a module-level import of a foreign library (``torch``,
+        ``numpy``, ``math``). A reference implementation or a plotting helper
+        is inert; anything that reads a module-level dict, calls a function
+        of the module or names TileLang is not. Decided on the builder's
+        facts, without walking the body again."""
+        known = self.inert_memo.get(id(fn))
+        if known is not None:
+            return known
+        self.inert_memo[id(fn)] = result = self._inert(fn)
+        return result
+
+    def _inert(self, fn: Function) -> bool:
+        module = self.b.module
+        if self.b.star_imports:
+            return False
+        loaded: set = set()
+        bound: set = set()
+        stack = [fn]
+        while stack:
+            f = stack.pop()
+            if f.globals or f.classes or f.is_prim_func or f.is_macro or f.jit is not None or f.uses \
+                    or f.launches or f.fallback_imports:
+                return False
+            for target in f.imports.values():
+                if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
+                    return False  # `import tilelang` in a function, a relative import, the user's module
+            loaded |= f.loaded
+            bound |= f.bound
+            bound.update(f.imports)
+            stack.extend(f.children)
+        for name in loaded:
+            if name in module.assigns or name in module.functions or name in module.classes \
+                    or name in module.fallback_imports:
+                return False
+            target = module.imports.get(name, False)
+            if target is not False:
+                if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
+                    return False
+            elif name not in bound and name not in SAFE_BUILTINS:
+                return False  # `exec`, `globals`, `setattr`, or a name bound nowhere
+        return True
 
     def func_value(self, fn: Function) -> FuncV:
         closure = self.module_frame

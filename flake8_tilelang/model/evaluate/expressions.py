@@ -412,6 +412,7 @@ class Expressions:
     def resolve_import(self, q: str, via: Optional[ImportV] = None):
         """A name imported from the user's project: its value at the end of
         that module's evaluation (unknown when it cannot be followed)."""
+        self.effects += 1  # may run that module (once): counted like a call
         resolver = self.resolver
         try:
             found = resolver.loader.split(q, self.filename)

@@ -24,6 +24,30 @@ LIBRARY_ROOTS = frozenset({
     "random", "itertools", "typing", "dataclasses", "enum", "collections", "json", "time", "pathlib", "attr", "attrs",
 })
 
+# Libraries a function may use and stay inert (see ``Evaluator.inert``): they
+# never reach TileLang or the user's modules. Not ``sys`` (``sys.modules``),
+# ``importlib``, ``inspect``, ``builtins``, ``gc``, ``functools``/``contextlib``
+# (they wrap callables), ``tilelang``/``tvm``.
+FOREIGN_ROOTS = frozenset({
+    "torch", "torch_npu", "numpy", "scipy", "pandas", "einops", "math", "cmath", "random", "time", "datetime",
+    "statistics", "itertools", "operator", "collections", "typing", "json", "re", "string", "textwrap", "struct",
+    "os", "pathlib", "shutil", "tempfile", "subprocess", "logging", "warnings", "argparse", "copy", "heapq",
+    "bisect", "fractions", "decimal", "numbers", "array", "csv", "hashlib", "pytest", "matplotlib",
+})
+# Builtins an inert function may call: none reads or writes a module's names
+# (not exec, eval, compile, globals, locals, vars, setattr, delattr,
+# __import__, getattr on a module: a module-level name is refused anyway).
+SAFE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "bytes", "callable", "chr", "dict", "divmod", "enumerate", "filter", "float",
+    "format", "frozenset", "getattr", "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len",
+    "list", "map", "max", "min", "next", "object", "ord", "pow", "print", "range", "repr", "reversed", "round",
+    "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "super", "open", "True", "False", "None",
+    "NotImplemented", "Ellipsis", "__name__", "__file__",
+    "Exception", "BaseException", "ValueError", "TypeError", "RuntimeError", "AssertionError", "KeyError",
+    "IndexError", "AttributeError", "NotImplementedError", "ZeroDivisionError", "OverflowError",
+    "ArithmeticError", "StopIteration", "OSError", "FileNotFoundError", "ImportError", "LookupError",
+})
+
 
 class Event:
     """A compile site reached during evaluation."""

@@ -41,10 +41,12 @@ class Statements:
         elif t is ast.AugAssign:
             self.augassign(node, frame)
         elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
-            self.funcdef(node, frame)
+            self.funcdef(node, frame)  # binds a name of this frame (its decorators are calls)
         elif t is ast.ClassDef:
+            self.effects += 1
             self.classdef(node, frame)
         elif t in (ast.Import, ast.ImportFrom):
+            self.effects += 1
             self.import_(node, frame)
         elif t is ast.If:
             self.branch(self.deref(self.expr(node.test, frame)), node.body, node.orelse, frame)
@@ -57,6 +59,7 @@ class Statements:
             else:
                 self.unknown_loop(node, frame)
         elif t in (ast.With, ast.AsyncWith):
+            self.effects += 1  # context managers entered and left
             entered = 0
             suppress = False
             exits: list = []  # __exit__ of the user's context managers entered, innermost last
@@ -100,7 +103,7 @@ class Statements:
                 self.block(node.finalbody, frame)
         elif t is ast.Return:
             value = self.expr(node.value, frame) if node.value is not None else None
-            frame.returns.append(value)
+            frame.returns.append(value)  # an output: what the caller reads once the body is done
             raise Abrupt("return")
         elif t is ast.Raise:
             raise Abrupt("raise")
@@ -109,9 +112,11 @@ class Statements:
         elif t is ast.Continue:
             raise Abrupt("continue")
         elif t is ast.Delete:
+            self.effects += 1
             for target in node.targets:
                 self.delete(target, frame)
         elif t in (ast.Global, ast.Nonlocal):
+            self.effects += 1
             if t is ast.Global:
                 frame.globals.update(node.names)
         elif t is MATCH:
@@ -309,11 +314,13 @@ class Statements:
         for name in names[0]:
             self.assign_name(name, UNKNOWN, frame)
         for name in names[1]:
-            havoc(self.deref(self.lookup(name, frame)))
+            if havoc(self.deref(self.lookup(name, frame))):
+                self.effects += 1  # changed in place: an outer pass read it before
         loop: dict = {"break": [], "continue": []}
         self.loops.append(loop)
         try:
-            for _ in range(2):
+            for second in (False, True):
+                before, start = self.effects, dict(frame.vars)
                 try:
                     self.uncertain([node.body, []], frame)
                 except Abrupt as e:
@@ -322,6 +329,12 @@ class Statements:
                 frame.vars = _join_all([frame.vars] + loop["break"] + loop["continue"])
                 loop["break"].clear()
                 loop["continue"].clear()
+                if not second and self.effects == before and _same_state(start, frame.vars):
+                    # the second pass would start from the state the first one
+                    # started from, and change nothing outside this frame: it
+                    # would see exactly what the first one saw (nested loops of
+                    # reference code would otherwise run 2^depth times)
+                    break
         finally:
             self.loops.pop()
         self.uncertain([node.orelse, []], frame)
@@ -559,6 +572,8 @@ class Statements:
         """``obj.name = value`` (also ``setattr``): on an instance, a class, or
         a module of the user's (its global)."""
         obj = self.deref(obj)
+        if isinstance(obj, (InstanceV, ClassV, Module)):
+            self.effects += 1
         if isinstance(obj, InstanceV):
             if self.precise(obj):
                 obj.attrs[name] = value
@@ -573,6 +588,7 @@ class Statements:
 
     def assign_name(self, name: str, value, frame: Frame) -> None:
         if name in frame.globals:
+            self.effects += 1  # another frame's name
             module = frame.module
             if self.phase == "post":
                 module.vars[name] = join(module.vars.get(name, UNKNOWN), value)
@@ -583,6 +599,8 @@ class Statements:
 
     def set_item(self, obj, key, value, key_node, value_node) -> None:
         obj = self.deref(obj)
+        if isinstance(obj, (DictV, list)):
+            self.effects += 1
         if isinstance(obj, DictV):
             if key is UNKNOWN or not hashable(key):
                 obj.complete = False
@@ -609,6 +627,7 @@ class Statements:
         obj = self.deref(obj)
         if not isinstance(obj, DictV):
             return
+        self.effects += 1
         if key is UNKNOWN or not hashable(key):
             obj.complete = False
             for k, e in list(obj.entries.items()):
@@ -640,6 +659,7 @@ class Statements:
             self.assign(target, UNKNOWN, frame)
 
     def update(self, obj: DictV, other, node) -> None:
+        self.effects += 1
         other = self.deref(other)
         if isinstance(other, DictV):
             for key, entry in other.entries.items():
@@ -669,6 +689,16 @@ def _may_enter_pass_context(q: str) -> bool:
     PassContext: TVM's and TileLang's, except the kernel language."""
     root = q.split(".")[0]
     return root in ("tilelang", "tvm") and not q.startswith(("tilelang.language", "tvm.target", "tilelang.tvm.target"))
+
+
+def _same_state(a: dict, b: dict) -> bool:
+    """The same names holding the very same objects."""
+    if len(a) != len(b):
+        return False
+    for name, value in a.items():
+        if b.get(name, MISSING) is not value:
+            return False
+    return True
 
 
 def _join_all(states: list) -> dict:

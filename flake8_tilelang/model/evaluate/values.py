@@ -377,16 +377,27 @@ def seq_known(value) -> bool:
     return isinstance(value, (tuple, list)) and not getattr(value, "spoiled", False)
 
 
-def havoc(value) -> None:
-    """Something unknown may have changed ``value`` in place."""
+def havoc(value) -> bool:
+    """Something unknown may have changed ``value`` in place. Whether that
+    changed anything (a value already havocked stays as it is)."""
     if isinstance(value, DictV):
+        if not value.complete and all(e[0] is UNKNOWN for e in value.entries.values()):
+            return False
         spoil(value)
-    elif isinstance(value, ListV):
+        return True
+    if isinstance(value, ListV):
+        if value.spoiled:
+            return False
         value.spoiled = True
-    elif isinstance(value, InstanceV):
+        return True
+    if isinstance(value, InstanceV):
+        if value.opaque and all(v is UNKNOWN for v in value.attrs.values()):
+            return False
         for name in list(value.attrs):
             value.attrs[name] = UNKNOWN
         value.opaque = True
+        return True
+    return False
 
 
 def spoil(d: DictV) -> None:
