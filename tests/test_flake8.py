@@ -270,3 +270,29 @@ def test_plugin_restores_the_garbage_collector():
         assert not gc.isenabled()  # a host that had it off keeps it off
     finally:
         gc.enable()
+
+
+def test_a_lint_with_default_settings_imports_nothing_beyond_the_package(tmp_path):
+    """Every module a flake8 process imports for us costs every save: a kernel
+    file linted with default settings imports no standard-library module
+    flake8 did not already import (``contextvars`` only once a setting is set)."""
+    plain = tmp_path / "plain.py"
+    plain.write_text("import os\n\nprint(os.sep)\n")
+    kernel = tmp_path / "k.py"
+    with open(os.path.join(ROOT, "fixtures", "example", "quickstart_gemm_exp.py")) as f:
+        kernel.write_text(f.read())
+    code = textwrap.dedent("""
+        import sys
+        from flake8.main.application import Application
+        Application().run(["--jobs=1", %r])  # flake8 itself, warmed up on a file our gate skips
+        before = set(sys.modules)
+        Application().run(["--jobs=1", %r])
+        assert "flake8_tilelang.model" in sys.modules
+        print("NEW", sorted(m for m in set(sys.modules) - before if not m.startswith("flake8_tilelang")))
+    """ % (str(plain), str(kernel)))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, check=True)
+    (line,) = [x for x in out.stdout.splitlines() if x.startswith("NEW ")]
+    assert line == "NEW []", out.stdout

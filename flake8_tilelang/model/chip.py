@@ -8,8 +8,9 @@ facts differ by chip say in their message which chip they assumed.
 """
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import Dict, Optional, Tuple
+
+from .project import Setting
 
 DEFAULT = "A2/A3"
 NAMES = ("A2", "A3", "A5")
@@ -81,7 +82,7 @@ CHIPS: Dict[str, Chip] = {
 
 # The chip the current lint assumes (set by the engine from the settings; a
 # context variable, so the language server's threads do not share it).
-TARGET: ContextVar[str] = ContextVar("flake8_tilelang_target_chip", default=DEFAULT)
+TARGET: "Setting[str]" = Setting("flake8_tilelang_target_chip", DEFAULT)
 
 
 def normalise(name: object) -> Optional[str]:

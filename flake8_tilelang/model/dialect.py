@@ -13,14 +13,14 @@ NPUIR: ``target = "npuir"``) for sites that give none.
 """
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import Optional
 
 from .. import constants as C
+from .project import Setting
 
 NAMES = C.DIALECTS
 # the dialect of a compile site with no target (or "auto"): the `target` setting
-DEFAULT: ContextVar[str] = ContextVar("flake8_tilelang_target", default=C.ASCENDC)
+DEFAULT: "Setting[str]" = Setting("flake8_tilelang_target", C.ASCENDC)
 
 
 def normalise(value: object) -> Optional[str]:

@@ -2,13 +2,47 @@
 from __future__ import annotations
 
 import os
-from contextvars import ContextVar
-from typing import Tuple
+import threading
+from typing import Generic, Optional, Tuple, TypeVar
+
+T = TypeVar("T")
+_MAKING = threading.Lock()
+
+
+class Setting(Generic[T]):
+    """A ``contextvars.ContextVar`` made when it is first set: a lint whose
+    settings are all defaults (the flake8 plugin's usual case) reads the
+    default and never imports ``contextvars``. Each thread (the language
+    server's) still sees only its own value once one is set."""
+
+    __slots__ = ("name", "default", "_var")
+
+    def __init__(self, name: str, default: T):
+        self.name = name
+        self.default = default
+        self._var = None  # type: Optional[object]
+
+    def get(self) -> T:
+        var = self._var
+        return self.default if var is None else var.get()  # type: ignore[attr-defined]
+
+    def set(self, value: T):
+        if self._var is None:
+            with _MAKING:
+                if self._var is None:
+                    from contextvars import ContextVar
+
+                    self._var = ContextVar(self.name, default=self.default)
+        return self._var.set(value)  # type: ignore[attr-defined]
+
+    def reset(self, token) -> None:
+        self._var.reset(token)  # type: ignore[union-attr]
+
 
 # Ruff's ``src`` setting: extra first-party roots (absolute folders) where
 # ``from compiler.x import y`` is looked up; a folder outside the linted
 # file's project root is never searched (the Loader checks).
-SRC: ContextVar[Tuple[str, ...]] = ContextVar("flake8_tilelang_src", default=())
+SRC: "Setting[Tuple[str, ...]]" = Setting("flake8_tilelang_src", ())
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "tox.ini")
 
