@@ -209,7 +209,16 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
     entries: List[Dict[str, object]] = []
     errors: List[Dict[str, object]] = []
     for display, data in files:
-        _, tree, error = parse(display, data)
+        nb = None
+        found = findings_by_path.get(display, [])
+        if display.lower().endswith(".ipynb"):
+            nb, tree, error = _notebook(display, data)
+            if nb is not None:
+                from .notebook import virtual_findings
+
+                found = virtual_findings(nb, found)
+        else:
+            _, tree, error = parse(display, data)
         if tree is None:
             errors.append({"file": display, "code": error.code, "message": error.message})
             continue
@@ -223,7 +232,8 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
             dialect = DIALECT.set(getattr(settings, "target", None) or "ascendc")
             src = SRC.set(tuple(getattr(settings, "src", None) or ()))
             try:
-                entries.extend(describe_file(display, tree, findings_by_path.get(display, [])))
+                described = describe_file(display, tree, found)
+                entries.extend(described if nb is None else [_in_cells(nb, display, e) for e in described])
             finally:
                 SRC.reset(src)
                 DIALECT.reset(dialect)
@@ -231,8 +241,53 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
         except (RecursionError, MemoryError) as exc:  # like `check`: one file never ends the run
             errors.append({"file": display, "code": "E999", "message": "%s: %s" % (
                 type(exc).__name__, str(exc) or "cannot build the kernel model")})
-    entries.sort(key=lambda e: (e["file"], e["line"]))
+    entries.sort(key=lambda e: (e["file"], e.get("cell") or 0, e["line"]))
     return entries, errors
+
+
+def _notebook(display: str, data: bytes):
+    """(notebook, tree of its joined code cells, None) or (None, None, the
+    E902/E999 finding ``check`` reports)."""
+    from .notebook import NotebookError, error_finding, parse as parse_notebook, relabel
+    from .pipeline import parse
+    from .source import SourceFile
+
+    try:
+        nb = parse_notebook(data)
+    except NotebookError as exc:
+        return None, None, error_finding(display, exc)
+    _, tree, error = parse(display, b"", source=SourceFile.from_text(nb.text))
+    if error is not None:
+        cell, line = nb.locate(error.line)
+        error = error._replace(message="cell %d, line %d: %s" % (cell, line, relabel(nb, error.message)))
+    return nb, tree, error
+
+
+def _in_cells(nb, display: str, entry: Dict[str, object]) -> Dict[str, object]:
+    """An entry of a notebook's joined cells with every line of that
+    notebook as (cell, line in cell): ``cell`` beside each ``line``, and
+    ``line 28`` in texts as ``cell 6, line 1``."""
+    from .notebook import relabel
+
+    def place(d: Dict[str, object], key: str = "line") -> None:
+        line = d.get(key)
+        if isinstance(line, int) and line > 0:
+            d["cell"], d[key] = nb.locate(line)
+
+    place(entry)
+    for site in entry["sites"]:  # type: ignore[union-attr]
+        place(site)
+        for switch in site["switches"].values():
+            if switch.get("file") in (display, _display(display)) or switch.get("file") is None:
+                place(switch)
+                switch["where"] = relabel(nb, switch["where"])
+    for diag in entry["diagnostics"]:  # type: ignore[union-attr]
+        place(diag)  # its message says cells already (check's finding)
+    fp = entry.get("footprint")
+    if isinstance(fp, dict):
+        for site in fp.get("sites", []):
+            place(site)
+    return entry
 
 
 def summary(entries: Sequence[Dict[str, object]]) -> Dict[str, object]:
@@ -250,7 +305,7 @@ def _switch_cell(entry: Dict[str, object], enum: str) -> str:
         if sw["line"] is None:
             cells.append(state)
         elif os.path.abspath(sw["file"]) == os.path.abspath(str(entry["file"])):
-            cells.append("%s@%d" % (state, sw["line"]))
+            cells.append("%s@%s%d" % (state, "c%d:" % sw["cell"] if sw.get("cell") else "", sw["line"]))
         else:
             cells.append("%s@%s:%d" % (state, os.path.basename(sw["file"]), sw["line"]))
     return "/".join(cells) or "-"
@@ -315,7 +370,8 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
         n: Dict[str, int] = e["counts"]  # type: ignore[assignment]
         diags: List[Dict[str, object]] = e["diagnostics"]  # type: ignore[assignment]
         rows.append(
-            ["%s:%s" % (e["file"], e["line"]), str(e["kernel"]), str(e["factory"] or "-"),
+            ["%s:%s%s" % (e["file"], "cell %s:" % e["cell"] if e.get("cell") else "", e["line"]),
+             str(e["kernel"]), str(e["factory"] or "-"),
              "/".join(e["targets"]), str(e["mode"])]  # type: ignore[arg-type]
             + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
             + [_threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),
@@ -334,9 +390,11 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
     lines.append(wrap_note("Target: the dialect of each compile site (ascendc = Ascend C / PTO, npuir = AscendNPU IR, "
                            "where the site names none: the `target` setting); Modes and the TL_ASCEND switches are "
                            "Ascend C's.", width))
-    lines.append(wrap_note("Switch cells: on@14 = set on at line 14 (file:line when set in another module); "
+    in_notebooks = any(e.get("cell") for e in entries)
+    lines.append(wrap_note("Switch cells: on@14 = set on at line 14 (file:line when set in another module%s); "
                            "off without a line = not set, so off; ? = unknown; one value per compile site, "
-                           "separated by /.", width))
+                           "separated by /." % ("; on@c3:4 = cell 3, line 4 of the notebook" if in_notebooks else ""),
+                           width))
     chip = next((e["footprint"]["chip"] for e in entries if e.get("footprint")), None)  # type: ignore[index]
     if chip is not None:
         lines.append(wrap_note("Footprint cells: bytes per memory as the compiler lays the buffers out, against "

@@ -51,7 +51,7 @@ class Client:
                 self.apply_local(uri, edits)
             return types.ApplyWorkspaceEditResult(applied=True)
 
-    async def start(self, root, options=None, encodings=None, watch=True, fix_rule=False, args=()):
+    async def start(self, root, options=None, encodings=None, watch=True, fix_rule=False, args=(), notebooks=False):
         """``fix_rule``: run the server with the test rule TLA098, whose
         findings carry a safe or an unsafe fix (tests/server_with_fix_rule.py)."""
         env = dict(os.environ)
@@ -73,7 +73,9 @@ class Client:
                     dynamic_registration=watch)),
             text_document=types.TextDocumentClientCapabilities(
                 hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
-                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
+            notebook_document=types.NotebookDocumentClientCapabilities(
+                synchronization=types.NotebookDocumentSyncClientCapabilities()) if notebooks else None)
         result = await asyncio.wait_for(self.lsp.initialize_async(types.InitializeParams(
             capabilities=caps, root_uri=from_fs_path(root), process_id=os.getpid(),
             workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(root), name="root")],

@@ -409,6 +409,30 @@ def test_the_cache_returns_cells(tmp_path, monkeypatch, capsys):
     assert json.loads(second)[0]["cell"] == 5
 
 
+# -- kernels ---------------------------------------------------------------------------
+
+def test_kernels_lists_a_notebooks_kernels_by_cell(tmp_path, monkeypatch, capsys):
+    copy(tmp_path, "combine_scope.ipynb", "nb.ipynb")
+    (tmp_path / "broken.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": "import tilelang\n"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "def f(:\n"}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["kernels", "--output-format", "json", "nb.ipynb", "broken.ipynb"], capsys)
+    data = json.loads(out)
+    got = [(k["cell"], k["line"], k["kernel"], k["factory"]) for k in data["kernels"]]
+    assert got == [(5, 5, "main", "vec_exp"), (9, 4, "main", "vec_relu")]
+    sync = data["kernels"][0]["sites"][0]["switches"]["TL_ASCEND_AUTO_SYNC"]
+    assert (sync["state"], sync["cell"], sync["line"], sync["where"]) == ("on", 3, 3, "set at cell 3, line 3")
+    diags = sorted((d["code"], d["cell"], d["line"]) for d in data["kernels"][0]["diagnostics"])
+    assert diags == [("TLA001", 5, 8), ("TLA101", 5, 7)]
+    (error,) = data["errors"]
+    assert error["file"] == "broken.ipynb" and error["code"] == "E999" and error["message"].startswith("cell 2, line 1: ")
+    code, out, _ = run(["kernels", "nb.ipynb"], capsys)
+    assert "nb.ipynb:cell 5:5 " in out and "on@c3:3" in out and "cell 3, line 4 of the notebook" in out
+
+
 # -- flake8 through nbQA ----------------------------------------------------------------
 
 def test_the_plugin_works_on_an_nbqa_style_temporary_file(tmp_path):
@@ -474,6 +498,129 @@ def test_the_server_lints_a_notebook_document_without_crashing(tmp_path):
     assert [d.code for d in bad] == ["E902"]
     assert not [m for m in messages if "error" in str(m).lower() and "worker" in str(m).lower()]
 
+
+
+def _lsp_notebook(path):
+    """The LSP notebook document an editor sends for a .ipynb file: every
+    cell in order, a text document for each code cell only (markdown and raw
+    cells are not synced: the server's selector asks for Python cells)."""
+    from lsprotocol import types
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    uri = "file://" + str(path)
+    cells, docs = [], []
+    for i, cell in enumerate(data["cells"]):
+        cell_uri = "vscode-notebook-cell:%s#W%dsZmlsZQ%%3D%%3D" % (str(path), i)
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        kind = types.NotebookCellKind.Code if cell["cell_type"] == "code" else types.NotebookCellKind.Markup
+        cells.append(types.NotebookCell(kind=kind, document=cell_uri))
+        if kind == types.NotebookCellKind.Code:
+            docs.append(types.TextDocumentItem(uri=cell_uri, language_id="python", version=1, text=source))
+    return uri, cells, docs
+
+
+def test_the_server_lints_an_lsp_notebook_document_per_cell(tmp_path):
+    """VS Code's and JupyterLab's notebook editors send notebook documents
+    (notebookDocument/didOpen, cells as their own text documents): the cells
+    are one module, each cell gets its own findings on its own lines, with
+    hover and a noqa action there; an edit of a cell re-lints; closing the
+    notebook clears every cell."""
+    pytest.importorskip("pygls")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lsprotocol import types
+    from lsp_harness import Client, run as run_async
+
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(fixture("combine_scope.ipynb"))
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    uri, cells, docs = _lsp_notebook(path)
+    kernel_cell = cells[4].document  # cell 5: the kernel with `with T.Scope("V")`
+    config_cell = cells[2].document  # cell 3: the COMBINED dict the kernel's jit names
+    kernel_text = [d.text for d in docs if d.uri == kernel_cell][0]
+
+    async def scenario():
+        c = Client()
+        init = await c.start(str(tmp_path), notebooks=True)
+        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
+                                                     cells=cells),
+            cell_text_documents=docs))
+        first = await c.diagnostics(kernel_cell)
+        config = c.published.get(config_cell, [])  # a clean cell: nothing published
+        scope = [d for d in first if d.code == "TLA001"][0]
+        hover = await c.hover(kernel_cell, scope.range.start.line, scope.range.start.character + 1)
+        actions = await c.code_actions(kernel_cell, (scope.range.start.line, 0), (scope.range.start.line, 80))
+        # the user deletes the scope line in cell 5 (and dedents its body)
+        fixed = kernel_text.replace('            with T.Scope("V"):\n', "").replace(
+            "                T.", "            T.")
+        seen = c.seen(kernel_cell)
+        c.lsp.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=2, uri=uri),
+            change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
+                types.NotebookDocumentCellContentChanges(
+                    document=types.VersionedTextDocumentIdentifier(uri=kernel_cell, version=2),
+                    changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)])]))))
+        after = await c.diagnostics(kernel_cell, since=seen)
+        seen = c.seen(kernel_cell)
+        c.lsp.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=uri),
+            cell_text_documents=[types.TextDocumentIdentifier(uri=d.uri) for d in docs]))
+        closed = await c.diagnostics(kernel_cell, since=seen)
+        await c.stop()
+        return init, first, config, scope, hover, actions, after, closed
+
+    init, first, config, scope, hover, actions, after, closed = run_async(scenario())
+    assert init.capabilities.notebook_document_sync is not None
+    assert sorted(d.code for d in first) == ["TLA001", "TLA101"]
+    assert kernel_text.split("\n")[scope.range.start.line].strip().startswith('with T.Scope("V")')
+    assert "(set at cell 3, line " in scope.message, scope.message  # the switch is set in another cell
+    assert config == []
+    assert "TLA001" in hover.contents.value
+    titles = [a.title for a in actions]
+    assert titles == ["Disable TLA001 for this line"], titles  # fixes that edit cells: `check --fix`
+    (edit,) = actions[0].edit.changes[kernel_cell]
+    assert edit.range.start.line == scope.range.start.line and "noqa: TLA001" in edit.new_text
+    assert [d.code for d in after if d.code == "TLA001"] == []
+    assert closed == []
+
+
+
+def test_the_server_survives_odd_notebook_documents(tmp_path):
+    """A change of a notebook it never opened, a cell that does not parse,
+    a notebook with an unusual URI: each answered, none stops the server."""
+    pytest.importorskip("pygls")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lsprotocol import types
+    from lsp_harness import Client, run as run_async
+
+    kernel = "import tilelang\nimport tilelang.language as T\n"
+    broken = "def f(:\n    pass\n"
+    cell_a, cell_b = "vscode-notebook-cell:/x/untitled#A", "vscode-notebook-cell:/x/untitled#B"
+
+    async def scenario():
+        c = Client()
+        await c.start(str(tmp_path), notebooks=True)
+        c.lsp.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=2, uri="untitled:never-opened"),
+            change=types.NotebookDocumentChangeEvent()))
+        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri="untitled:Untitled-1", notebook_type="interactive", version=1, cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_a),
+                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_b)]),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=cell_a, language_id="python", version=1, text=kernel),
+                types.TextDocumentItem(uri=cell_b, language_id="python", version=1, text=broken)]))
+        bad = await c.diagnostics(cell_b)
+        hover = await c.hover(cell_a, 0, 3)
+        actions = await c.code_actions(cell_b, (0, 0), (1, 0), only=[types.CodeActionKind.SourceFixAll])
+        code = await c.stop()
+        return bad, hover, actions, code
+
+    bad, hover, actions, code = run_async(scenario())
+    assert [d.code for d in bad] == ["E999"] and bad[0].range.start.line == 0
+    assert hover is None and actions is None
+    assert code == 0
 
 if __name__ == "__main__":
     if "--update" not in sys.argv:

@@ -23,6 +23,12 @@
 - Settings: the closest configured pyproject.toml per file (Ruff's rule),
   overridden by the initialization options (or ``didChangeConfiguration``).
 - Position encoding: UTF-8 when the client offers it, else UTF-16.
+- Notebooks: an LSP notebook document (VS Code's and JupyterLab's notebook
+  editors) is linted as one module, its code cells in order, like
+  ``check`` reads a ``.ipynb`` file; diagnostics are published on each cell,
+  with hover and "disable CODE for this line" there (fixes that edit cells go
+  through ``check --fix``). A ``.ipynb`` opened as a JSON text document gets
+  its findings on the JSON's lines.
 """
 from __future__ import annotations
 
@@ -195,6 +201,25 @@ class _Protocol(LanguageServerProtocol):
 
 _RECEIVE = object()  # _on_worker: read the answer from the pipe
 
+# every notebook type; its Python cells are synced (markdown cells are not)
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[
+    types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")], notebook="*")])
+
+
+def notebook_json(nb, text_of) -> str:
+    """An LSP notebook document as the nbformat 4 text ``check`` reads: its
+    cells in order (so cell N is the notebook's cell N), a cell whose text
+    the client does not sync (markdown, another language) as a raw cell."""
+    cells = []
+    for cell in nb.cells:
+        text = text_of(cell.document)
+        if cell.kind == types.NotebookCellKind.Code and text is not None:
+            cells.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                          "source": text})
+        else:
+            cells.append({"cell_type": "raw", "metadata": {}, "source": ""})
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
 
 class _Worker:
     """The lint worker process (``worker.main``) and its pipe."""
@@ -267,7 +292,8 @@ class _Job:
 class TilelangServer(LanguageServer):
     def __init__(self):
         super().__init__(NAME, __version__, protocol_cls=_Protocol,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=NOTEBOOK_SYNC)
         self.opts: Dict[str, object] = {}
         self.root = os.getcwd()
         self.finder: Optional[SettingsFinder] = None
@@ -286,6 +312,9 @@ class TilelangServer(LanguageServer):
         self.waiters: Dict[str, List[asyncio.Future]] = {}
         self.exclusions: Dict[tuple, tuple] = {}  # (id(settings), path) -> (excluded, settings)
         self.exit_code = 0
+        # open LSP notebook documents: notebook uri -> the cell uris last published
+        self.notebooks: Dict[str, List[str]] = {}
+        self.cell_owner: Dict[str, str] = {}  # cell uri -> its notebook's uri
 
     # -- settings ---------------------------------------------------------------
     @property
@@ -367,10 +396,29 @@ class TilelangServer(LanguageServer):
         name = uri.rsplit("/", 1)[-1] or "untitled.py"
         return printable(name.replace("\x00", ""))[:200] or "untitled.py"
 
+    def current(self, uri: str):
+        """(text, version) of an open buffer as it is now: a text document,
+        or a notebook document put together as nbformat text."""
+        if uri in self.notebooks:
+            nb = self.workspace.get_notebook_document(notebook_uri=uri)
+            if nb is not None:
+                return notebook_json(nb, self.cell_text), nb.version
+        doc = self.workspace.get_text_document(uri)
+        return doc.source, doc.version
+
+    def cell_text(self, cell_uri: str) -> Optional[str]:
+        """The text of a notebook cell the client synced, else None."""
+        from urllib.parse import unquote
+
+        doc = self.workspace.text_documents.get(unquote(cell_uri))
+        return doc.source if doc is not None else None
+
     def buffer_text(self, path: str) -> Optional[str]:
         """The open buffer of ``path``, or None."""
         wanted = os.path.realpath(path)
         for uri in list(self.open_uris):
+            if uri in self.notebooks:
+                continue  # not a module anything imports
             own = self.path_of(uri)
             if own and (own == path or os.path.realpath(own) == wanted):
                 return self.workspace.get_text_document(uri).source
@@ -455,23 +503,26 @@ class TilelangServer(LanguageServer):
         del self.pending[uri]
         if uri not in self.open_uris:
             return self._pump()
-        doc = self.workspace.get_text_document(uri)
-        text = doc.source
+        text, version = self.current(uri)
+        notebook = uri in self.notebooks
         path = self.path_of(uri)
         settings = self.settings_for(path)
         if path is not None and self._excluded(settings, path):
-            self._store(uri, doc.version, SourceFile.from_text(text), [], True, path, ())
+            self._store(uri, version, SourceFile.from_text(text), [], True, path, ())
             return self._pump()
         display = self.display_of(uri, path)
+        if notebook and not display.lower().endswith(".ipynb"):
+            display += ".ipynb"  # an interactive window, a notebook of another suffix: read as one
         too_big = _too_big(text)
         if too_big:
-            self._store(uri, doc.version, SourceFile.from_text(text), [simple(display, 1, 0, IO_ERROR, too_big)],
+            self._store(uri, version, SourceFile.from_text(text), [simple(display, 1, 0, IO_ERROR, too_big)],
                         True, path, (), linted=False)
             return self._pump()
         self.next_job += 1
-        job = _Job(self.next_job, uri, doc.version, None, path)
+        job = _Job(self.next_job, uri, version, None, path)
         message = {"id": job.id, "display": display, "path": path, "settings": settings,
-                   "text": None if path else text, "buffers": self._buffer_changes(worker)}
+                   "text": None if path and not notebook else text, "buffers": self._buffer_changes(worker),
+                   "cells": notebook}
         try:
             worker.send(message)
         except (OSError, ValueError) as exc:  # the worker died under us
@@ -501,7 +552,7 @@ class TilelangServer(LanguageServer):
         current = {}
         for uri in self.open_uris:
             path = self.path_of(uri)
-            if path is None:
+            if path is None or uri in self.notebooks:
                 continue
             doc = self.workspace.get_text_document(uri)
             if _too_big(doc.source):
@@ -583,6 +634,8 @@ class TilelangServer(LanguageServer):
         not parse."""
         if uri not in self.open_uris:
             return
+        if uri in self.notebooks:
+            return self._store_notebook(uri, version, src, findings, standalone, path)
         prev = self.docs.get(uri)
         errors = [f for f in findings if f.code == SYNTAX_ERROR]
         good = None
@@ -610,20 +663,92 @@ class TilelangServer(LanguageServer):
                 if not future.done():
                     future.set_result(state)
 
+    def _store_notebook(self, uri, version, src, findings, standalone, path) -> None:
+        """A notebook's result: one state per synced cell (its own text, its
+        findings on its own lines), published on the cell; a cell that had
+        findings and is gone is cleared."""
+        nb = self.workspace.get_notebook_document(notebook_uri=uri)
+        if nb is None:
+            return
+        self.docs[uri] = state = DocState(version, src, findings, standalone, path)
+        if nb.version != version and (uri in self.pending or uri in self.timers or (
+                self.running is not None and self.running.uri == uri)):
+            return  # superseded: the lint of the newer version is on its way
+        by_cell: Dict[int, List[Finding]] = {}
+        loose = []
+        for f in findings:
+            if getattr(f, "cell", None):
+                by_cell.setdefault(f.cell, []).append(f)
+            else:  # not in a cell (the checker's own failure): on the first code cell
+                loose.append(f._replace(line=1, col=0, end_line=1, end_col=0, noqa_row=None, source=""))
+        published = []
+        for number, cell in enumerate(nb.cells, 1):
+            text = self.cell_text(cell.document)
+            if text is None or cell.kind != types.NotebookCellKind.Code:
+                continue
+            found = by_cell.get(number, [])
+            if loose:
+                found, loose = loose + found, []
+            cell_src = SourceFile.from_text(text)
+            cell_state = DocState(self.workspace.get_text_document(cell.document).version, cell_src, found,
+                                  standalone, None)
+            before = self.docs.get(cell.document)
+            self.docs[cell.document] = cell_state
+            self.cell_owner[cell.document] = uri
+            published.append(cell.document)
+            if found or (before is not None and before.findings):  # a clean cell that stays clean: no message
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                    uri=cell.document, diagnostics=[self.diagnostic(cell_state, f) for f in found]))
+        for gone in set(self.notebooks.get(uri, ())) - set(published):
+            self._forget_cell(gone)
+        self.notebooks[uri] = published
+        if nb.version == version:
+            for future in self.waiters.pop(uri, []):
+                if not future.done():
+                    future.set_result(state)
+
+    def _forget_cell(self, cell_uri: str) -> None:
+        self.cell_owner.pop(cell_uri, None)
+        state = self.docs.pop(cell_uri, None)
+        if state is not None and state.findings:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
+
+    def close_notebook(self, uri: str) -> None:
+        for cell_uri in self.notebooks.pop(uri, ()):
+            self._forget_cell(cell_uri)
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.open_uris.pop(uri, None)
+        self.pending.pop(uri, None)
+        self.docs.pop(uri, None)
+        for future in self.waiters.pop(uri, []):
+            if not future.done():
+                future.set_result(None)
+
     async def fresh(self, uri: str, timeout: float = FRESH_WAIT) -> Optional[DocState]:
         """The state of the buffer as it is now: waits (without blocking
         anything else) for the lint of its current version, at most
-        ``timeout``; None when there is none in time."""
+        ``timeout``; None when there is none in time. A notebook cell: its
+        part of its notebook's lint."""
+        owner = self.cell_owner.get(uri)
+        if owner is not None:
+            if await self.fresh(owner, timeout) is None:
+                return None
+            state = self.docs.get(uri)
+            if state is None or state.version != self.workspace.get_text_document(uri).version:
+                return None
+            return state
         if uri not in self.open_uris:
             return None
-        doc = self.workspace.get_text_document(uri)
+        _, version = self.current(uri)
         state = self.docs.get(uri)
-        if state is not None and state.version == doc.version:
+        if state is not None and state.version == version:
             return state
         future = asyncio.get_running_loop().create_future()
         self.waiters.setdefault(uri, []).append(future)
         if uri not in self.pending and not (self.running and self.running.uri == uri
-                                            and self.running.version == doc.version):
+                                            and self.running.version == version):
             self.schedule(uri, 0)
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout)
@@ -632,7 +757,7 @@ class TilelangServer(LanguageServer):
 
     def latest(self, uri: str) -> Optional[DocState]:
         """The last result for ``uri`` (may be a version behind: for hover)."""
-        return self.docs.get(uri) if uri in self.open_uris else None
+        return self.docs.get(uri) if uri in self.open_uris or uri in self.cell_owner else None
 
     def relint_dependents(self, changed: Optional[str]) -> None:
         """A module changed: re-lint every other open file whose result may
@@ -667,6 +792,8 @@ class TilelangServer(LanguageServer):
             for p, edits in changes.items()})
 
     async def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
+        if uri in self.cell_owner:
+            return None  # a notebook's fixes edit its cells together: `check --fix`
         state = await self.fresh(uri)
         if state is None:
             return None
@@ -897,6 +1024,23 @@ def create_server() -> TilelangServer:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             ls.relint_dependents(uri)
 
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: TilelangServer, params: types.DidOpenNotebookDocumentParams):
+        uri = params.notebook_document.uri
+        ls.notebooks.setdefault(uri, [])
+        ls.open_uris[uri] = None
+        ls.schedule(uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: TilelangServer, params: types.DidChangeNotebookDocumentParams):
+        uri = params.notebook_document.uri
+        if uri in ls.notebooks:
+            ls.schedule(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: TilelangServer, params: types.DidCloseNotebookDocumentParams):
+        ls.close_notebook(params.notebook_document.uri)
+
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: TilelangServer, params: types.DidChangeWatchedFilesParams):
         if any(c.uri.endswith("pyproject.toml") for c in params.changes):
@@ -995,10 +1139,11 @@ async def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
         rng = ls.codec.finding_range(state.src, f)
         if not logic.overlaps(rng, wanted) or not _wants(only, types.CodeActionKind.QuickFix):
             continue
-        if not f.code.startswith("TLA") or getattr(f, "cell", None):
+        in_cell = uri in ls.cell_owner
+        if not f.code.startswith("TLA") or (getattr(f, "cell", None) and not in_cell):
             continue  # E999 / E902: nothing to fix or silence; a notebook's JSON is not edited here
         diag = ls.diagnostic(state, f)
-        if logic.applicable(f.fix, ls.unsafe_fixes):
+        if logic.applicable(f.fix, ls.unsafe_fixes) and not in_cell:  # a fix may edit other cells: `check --fix`
             changes = logic.fix_changes([f.fix], own, load, ls.codec)
             if changes:
                 actions.append(types.CodeAction(

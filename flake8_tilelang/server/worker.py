@@ -6,10 +6,12 @@ the next message.
 The server (``lsp.py``) talks to it over a ``multiprocessing`` pipe, one job
 at a time:
 
-- job:    ``{"id", "display", "path", "text", "settings", "buffers"}`` where
+- job:    ``{"id", "display", "path", "text", "settings", "buffers", "cells"}`` where
   ``buffers`` maps a path to the text of an open editor buffer (or None:
   closed) -- only what changed since the last job; the worker keeps the rest
-  and the cross-module loader reads them instead of the disk;
+  and the cross-module loader reads them instead of the disk; ``cells``: the
+  text is a notebook the server put together from an LSP notebook document,
+  answer with cell-relative findings;
 - answer: ``("lint", id, findings, standalone, table)`` -- ``table`` lists
   the switches this file's kernels see, for hover (``logic.config_table``,
   from the model the lint built) -- or ``("error", id, message)``.
@@ -133,7 +135,10 @@ def main(conn, memory_limit: int = MEMORY_LIMIT) -> None:
             text = job["text"] if job.get("text") is not None else buffers(job["path"])
             src = SourceFile.from_text(text or "")
             del captured[:]
-            if job["display"].lower().endswith(".ipynb"):  # the notebook's JSON: findings on its lines
+            if job.get("cells"):  # an LSP notebook document: findings per cell, cell-relative lines
+                result = lint_source(job["display"], src.raw, job["settings"])
+                del captured[:]  # the switch table's lines are the joined cells': no hover
+            elif job["display"].lower().endswith(".ipynb"):  # the notebook's JSON: findings on its lines
                 from ..notebook import document_findings
 
                 result = lint_source(job["display"], src.raw, job["settings"])
