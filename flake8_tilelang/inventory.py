@@ -229,7 +229,7 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
             token = TARGET.set(getattr(settings, "target_chip", None) or "A2/A3")
             from .model.project import SRC
 
-            dialect = DIALECT.set(getattr(settings, "target", None) or "ascendc")
+            dialect = DIALECT.set(getattr(settings, "target", None))  # None: not set (Ascend C)
             src = SRC.set(tuple(getattr(settings, "src", None) or ()))
             try:
                 described = describe_file(display, tree, found)

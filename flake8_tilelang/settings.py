@@ -448,7 +448,9 @@ class Settings:
     # The chip the capacity/dtype rules compare with ("A2/A3", "A2", "A3", "A5")
     target_chip: str = "A2/A3"
     # The dialect of compile sites that name no target ("ascendc" or "npuir")
-    target: str = "ascendc"
+    # the `target` setting; None: not set (sites with no target are Ascend C, unless a
+    # kernel is written in the npuir dialect: see model.dialect.configured)
+    target: Optional[str] = None
     # Ruff's ``src``: first-party roots for ``from compiler.x import y`` (absolute
     # paths, inside the folder of the configuration that names them)
     src: Tuple[str, ...] = ()
@@ -890,8 +892,10 @@ def build_settings(args, cwd: Optional[str] = None, config_path=_FIND) -> Settin
         show_fixes=_switch(args, "show_fixes", conf),
         target_chip=chip_setting(getattr(args, "target_chip", None), "--target-chip")
         if getattr(args, "target_chip", None) else str(conf.get("target-chip", "A2/A3")),
+        # None when neither the command line nor pyproject sets it: Ascend C, but weaker
+        # than a kernel written in the npuir dialect (model.dialect.configured)
         target=target_setting(getattr(args, "target", None), "--target")
-        if getattr(args, "target", None) else str(conf.get("target", "ascendc")),
+        if getattr(args, "target", None) else (str(conf["target"]) if conf.get("target") else None),
         src=tuple(conf.get("src", ())),  # type: ignore[arg-type]
         docs_url=docs_url_setting(args.docs_url, "--docs-url")
         if getattr(args, "docs_url", None) is not None else conf.get("docs-url"),  # type: ignore[arg-type]

@@ -91,7 +91,15 @@ def test_npuir_kernel_gets_no_tla030_and_the_ascendc_near_miss_does():
     assert findings(HEAD + 'tilelang.compile(vec(1024, 64, 64), target="npuir")\n', scope="Cube") == []
     # the same kernel for Ascend C: "Vector" silently means Cube there
     assert findings(HEAD + 'tilelang.compile(vec(1024, 64, 64), target="ascendc")\n') == [(12, "TLA030")]
-    assert findings(HEAD + 'tilelang.compile(vec(1024, 64, 64))\n') == [(12, "TLA030")]
+    # no target and no `target` setting: Ascend C when the kernel shows it (a TL_ASCEND switch,
+    # T.tile.*, T.gemm_v0, ...), else written in npuir's spelling only: not told, no finding
+    # (the npuir branch's own jit/compile default to target="npuir")
+    assert findings(HEAD + 'tilelang.compile(vec(1024, 64, 64))\n') == []
+    ascend = 'tilelang.compile(vec(1024, 64, 64), pass_configs={"tl.ascend_auto_sync": True})\n'
+    assert findings(HEAD + ascend) == [(12, "TLA030")]
+    tiled = HEAD.replace("T.copy(a, B[", "T.tile.exp(a, a)\n                T.copy(a, B[")
+    assert findings(tiled + 'tilelang.compile(vec(1024, 64, 64))\n') == [(12, "TLA030")]
+    assert findings(HEAD + 'tilelang.compile(vec(1024, 64, 64))\n', target="ascendc") == [(12, "TLA030")]
 
 
 def test_unknown_target_is_silent_only_for_a_scope_name_legal_in_npuir():
@@ -157,10 +165,31 @@ CFG = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNCC: True}
 def test_every_rule_declares_its_dialects_and_the_docs_say_so():
     from flake8_tilelang.registry import all_rules
 
+    npuir = {"TLA034"}  # the AscendNPU IR rules; every other rule is Ascend C's
     for rule in all_rules().checks():
-        assert rule.dialects == ("ascendc",), rule.code
-        assert "Dialects: Ascend C / PTO kernels" in rule.docs()
+        if rule.code in npuir:
+            assert rule.dialects == ("npuir",), rule.code
+            assert "Dialects: AscendNPU IR kernels" in rule.docs()
+        else:
+            assert rule.dialects == ("ascendc",), rule.code
+            assert "Dialects: Ascend C / PTO kernels" in rule.docs()
 
+
+def test_npuir_scope_name_judges_known_npuir_kernels_only():
+    def tla034(tail, target=None, scope="V"):
+        return findings(HEAD + tail, target=target, select=("TLA034",), scope=scope)
+
+    assert tla034('tilelang.compile(vec(1024, 64, 64), target="npuir")\n') == [(12, "TLA034")]
+    assert tla034('tilelang.compile(vec(1024, 64, 64), target="npuir")\n', scope="vector") == [(12, "TLA034")]
+    assert tla034('tilelang.compile(vec(1024, 64, 64), target="npuir")\n', scope="Vector") == []
+    assert tla034('tilelang.compile(vec(1024, 64, 64), target="npuir")\n', scope="C") == []
+    assert tla034('tilelang.compile(vec(1024, 64, 64), target="ascendc")\n') == []
+    assert tla034('tilelang.compile(vec(1024, 64, 64))\n') == []  # the target setting: Ascend C
+    assert tla034('tilelang.compile(vec(1024, 64, 64))\n', target="npuir") == [(12, "TLA034")]
+    # unknown (an environment variable), or both routes: not judged
+    assert tla034('tilelang.compile(vec(1024, 64, 64), target=os.environ["T"])\n', target="npuir") == []
+    both = 'k = vec(1024, 64, 64)\na = tilelang.compile(k, target="npuir")\nb = tilelang.compile(k)\n'
+    assert tla034(both) == []
 
 def test_target_setting_is_validated(tmp_path):
     from flake8_tilelang.settings import ConfigError, read_config
@@ -178,7 +207,7 @@ def test_cli_target_flag_pyproject_and_inventory(tmp_path, monkeypatch, capsys):
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.py").write_text(textwrap.dedent(HEAD).replace("SCOPE", "Vector")
-                                   + 'tilelang.compile(vec(1024, 64, 64))\n')
+                                   + 'tilelang.compile(vec(1024, 64, 64), pass_configs={"tl.ascend_auto_sync": True})\n')
     assert main(["check", "--isolated", "--no-cache", "--output-format", "concise", "."]) == 1
     assert "TLA030" in capsys.readouterr().out
     assert main(["check", "--isolated", "--no-cache", "--target", "npuir", "."]) == 0

@@ -403,7 +403,7 @@ def cmd_config(args) -> int:
         "unsafe-fixes": settings.unsafe_fixes,
         "show-fixes": settings.show_fixes,
         "target-chip": settings.target_chip,
-        "target": settings.target,
+        "target": settings.target,  # null: not set
         "src": list(settings.src),
         "docs-url": settings.docs_url,
         "enabled": enabled,
@@ -433,7 +433,9 @@ def cmd_config(args) -> int:
         "show-fixes = %s" % json.dumps(settings.show_fixes),
         "target-chip = %s%s" % (json.dumps(settings.target_chip),
                                 default if settings.target_chip == "A2/A3" else ""),
-        "target = %s%s" % (json.dumps(settings.target), default if settings.target == "ascendc" else ""),
+        "target = %s%s" % (json.dumps(settings.target or "ascendc"),
+                           "  # default: Ascend C, unless a kernel with no target is written in the npuir "
+                           "dialect" if settings.target is None else ""),
         "src = %s" % _toml_list(list(settings.src)),
         "docs-url = %s%s" % (json.dumps(settings.docs_url or ""),
                              "  # default: no link" if settings.docs_url is None else ""),
@@ -537,7 +539,7 @@ def cmd_migrate(args) -> int:
             continue  # `check` reports it
         from ..model.dialect import DEFAULT as DIALECT
 
-        token = DIALECT.set(getattr(finder.for_path(display), "target", None) or "ascendc")
+        token = DIALECT.set(getattr(finder.for_path(display), "target", None))  # None: not set (Ascend C)
         try:
             fp = M.plan_file(display, source, tree, only=only, annotate=args.annotate)
         finally:

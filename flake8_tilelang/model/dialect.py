@@ -19,8 +19,20 @@ from .. import constants as C
 from .project import Setting
 
 NAMES = C.DIALECTS
-# the dialect of a compile site with no target (or "auto"): the `target` setting
-DEFAULT: "Setting[str]" = Setting("flake8_tilelang_target", C.ASCENDC)
+# the `target` setting: the dialect of a compile site with no target (or "auto");
+# None when the project does not set it (then Ascend C, see `default`)
+DEFAULT: "Setting[Optional[str]]" = Setting("flake8_tilelang_target", None)
+
+
+def default() -> str:
+    """The dialect of a site that names no target: the setting, else Ascend C."""
+    return DEFAULT.get() or C.ASCENDC
+
+
+def configured() -> bool:
+    """Whether the project chose the default dialect (``target`` is set):
+    only then does it outweigh a kernel written in the other dialect."""
+    return DEFAULT.get() is not None
 
 
 def normalise(value: object) -> Optional[str]:
@@ -34,10 +46,30 @@ def normalise(value: object) -> Optional[str]:
 def resolve(target: Optional[str]) -> Optional[str]:
     """A site's dialect from the evaluator's answer ("default" -> the setting)."""
     if target == C.DEFAULT_TARGET:
-        return DEFAULT.get()
+        return default()
     return target
 
 
 def npuir_only_scope(name: Optional[str]) -> bool:
     """A ``T.Scope`` name only the npuir dialect spells (its two scopes)."""
     return name in ("Cube", "Vector")
+
+
+# primitives of the Ascend C / PTO branch's `tilelang/language/ascend.py` that the
+# npuir branch's `tilelang.language` does not define (with `T.tile.*`: Ascend C signs)
+ASCENDC_ONLY = frozenset({
+    "barrier_all", "gemm_v0", "set_cross_flag", "wait_cross_flag", "sync_all", "set_deq_scale",
+    "reinterpretcast", "dump_tensor", "printf", "shmem_get_nbi", "shmem_put_nbi", "shmem_ub_get_nbi",
+    "shmem_ub_put_nbi", "annotate_address",
+})
+
+
+def npuir_pipe(call) -> bool:
+    """A sync call whose first argument is a literal ``"PIPE_..."``: the
+    npuir spelling (``T.pipe_barrier("PIPE_MTE2")``); Ascend C writes
+    ``"mte2"`` and prefixes it itself."""
+    args = getattr(call, "args", None)
+    if not args:
+        return False
+    first = args[0]
+    return type(first).__name__ == "Constant" and isinstance(first.value, str) and first.value.startswith("PIPE_")

@@ -22,6 +22,8 @@ from .sides import buffer_kind, op_side, trace
 
 _MAX_MACRO_DEPTH = 8
 
+_PIPE_PRIMS = frozenset({"pipe_barrier", "set_flag", "wait_flag"})
+
 
 class MacroHop:
     """One macro call on the way from a kernel to a primitive."""
@@ -257,7 +259,7 @@ class Kernel:
         """The dialect of each compile site ("ascendc", "npuir", None: unknown),
         once each; a kernel with no known site: the `target` setting's."""
         if not self.sites:
-            return (_dialect.DEFAULT.get(),)
+            return (_dialect.default(),)
         return tuple(dict.fromkeys(site.target for site in self.sites))
 
     @property
@@ -270,9 +272,34 @@ class Kernel:
     @property
     def npuir_signs(self) -> bool:
         """The kernel is written in the npuir dialect by its look: a
-        ``T.Scope("Cube")`` / ``T.Scope("Vector")`` or a ``T.npuir_*`` primitive."""
-        return any(_dialect.npuir_only_scope(u.use.scope_name) if u.prim == "Scope" else u.prim.startswith("npuir_")
-                   for u in self.raw_uses)
+        ``T.Scope("Cube")`` / ``T.Scope("Vector")``, a ``T.npuir_*`` primitive,
+        or a pipe spelled ``"PIPE_MTE2"`` (npuir's ``pipe_barrier``/``set_flag``
+        take the long names; Ascend C's add the prefix themselves)."""
+        for u in self.raw_uses:
+            prim = u.prim
+            if prim == "Scope":
+                if _dialect.npuir_only_scope(u.use.scope_name):
+                    return True
+            elif prim.startswith("npuir_"):
+                return True
+            elif prim in _PIPE_PRIMS and _dialect.npuir_pipe(u.use.call):
+                return True
+        return False
+
+    @property
+    def gpu_style(self) -> bool:
+        """Every launch is ``T.Kernel(n, ...)`` without ``is_npu=True`` (its
+        default is False): a GPU-style launch frame (``threads`` defaults to
+        128), not an NPU kernel; the on-chip rules do not judge it."""
+        return bool(self.launches) and all(launch.is_npu is False for launch in self.launches)
+
+    @property
+    def ascendc_signs(self) -> bool:
+        """The kernel uses what only the Ascend C / PTO dialect has: ``T.tile.*``
+        or a primitive of its ``tilelang/language/ascend.py`` that the npuir
+        branch does not define (``T.gemm_v0``, ``T.barrier_all``, cross flags).
+        (``applies`` also counts a ``TL_ASCEND_*`` pass_configs switch.)"""
+        return any(u.prim.startswith("tile.") or u.prim in _dialect.ASCENDC_ONLY for u in self.raw_uses)
 
     def applies(self, dialects: Tuple[str, ...]) -> bool:
         """Whether a rule about ``dialects`` judges this kernel: every dialect
@@ -283,6 +310,13 @@ class Kernel:
         known = {t for t in targets if t is not None}
         if None in targets:
             known.add(C.NPUIR if self.npuir_signs else C.ASCENDC)
+        if not _dialect.configured() and self.npuir_signs and not self.ascendc_signs and not any(
+                key.startswith("tl.ascend") for site in self.sites for key in site.config.entries) and (
+                not self.sites or any(site.defaulted for site in self.sites)):
+            # written in the npuir dialect and compiled with no target, in a project
+            # with no `target` setting (the npuir branch's own default is npuir):
+            # which dialect it is in is not told, so no dialect's rule judges it
+            return False
         return known <= set(dialects)
 
     def uses_of(self, *prims: str, maybe: bool = False,
@@ -309,7 +343,7 @@ class Kernel:
 class Site:
     """A compile site, the config it applies and the kernels it reaches."""
 
-    __slots__ = ("site", "config", "kernels", "outside_pass_context", "target")
+    __slots__ = ("site", "config", "kernels", "outside_pass_context", "target", "defaulted")
 
     def __init__(self, site: CompileSite, config: PassConfig, kernels: List[Kernel]):
         self.site = site
@@ -319,16 +353,23 @@ class Site:
         self.outside_pass_context = False
         # the dialect it compiles for ("ascendc", "npuir"; None: unknown)
         self.target: Optional[str] = None
+        self.defaulted = False  # names no target: ``target`` is the setting's (or Ascend C)
 
     def applies(self, dialects: Tuple[str, ...]) -> bool:
         """Like ``Kernel.applies``: an unknown target counts as Ascend C unless
-        a kernel it compiles looks like npuir or its config has ``npuir.`` keys."""
+        a kernel it compiles looks like npuir or its config has ``npuir.`` keys;
+        no target in a project with no ``target`` setting, on such a site: no
+        dialect's rule judges it."""
         target = self.target
         if target is None:
-            npuir = any(k.npuir_signs for k in self.kernels) or any(
-                key.startswith("npuir.") for key in self.config.entries)
-            target = C.NPUIR if npuir else C.ASCENDC
+            target = C.NPUIR if self._npuir_signs() else C.ASCENDC
+        elif self.defaulted and not _dialect.configured() and self._npuir_signs():
+            return False  # no target, no setting, npuir by its look: not told (see Kernel.applies)
         return target in dialects
+
+    def _npuir_signs(self) -> bool:
+        return any(k.npuir_signs and not k.ascendc_signs for k in self.kernels) or any(
+            key.startswith("npuir.") for key in self.config.entries)
 
     @property
     def line(self) -> int:
@@ -383,7 +424,7 @@ def _view(model: FileModel, dialects: Tuple[str, ...]) -> FileModel:
     kernels = [k for k in model.kernels if k.applies(dialects)]
     sites = [s for s in model.sites if s.applies(dialects)]
     if len(kernels) == len(model.kernels) and len(sites) == len(model.sites) and \
-            (kernels or sites or _dialect.DEFAULT.get() in dialects):
+            (kernels or sites or _dialect.default() in dialects):
         return model
     out = [k for k in model.kernels if k not in kernels]
     bad = {id(k.func) for k in out} | {id(h.macro) for k in out for u in k.raw_uses for h in u.via}
@@ -395,7 +436,7 @@ def _view(model: FileModel, dialects: Tuple[str, ...]) -> FileModel:
     elif model.sites:
         file_ok = bool(sites)
     else:
-        file_ok = _dialect.DEFAULT.get() in dialects
+        file_ok = _dialect.default() in dialects
     uses = [u for u in model.all_uses
             if id(u.owner) in good or (id(u.owner) not in bad and file_ok)]
     view = object.__new__(FileModel)
@@ -457,6 +498,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             info = Site(site, config, [])
             info.outside_pass_context = event.outside_pass_context
             info.target = _dialect.resolve(event.target)
+            info.defaulted = event.target == C.DEFAULT_TARGET
             sites.append(info)
             if event.kernels is UNKNOWN:
                 continue
@@ -695,7 +737,8 @@ def _legal_threads(value) -> bool:
 def _resolve_launch(launch: Launch, fn: Function, resolver: Resolver) -> None:
     threads = launch.keyword("threads")
     launch.threads = None if threads is None else value_of(resolver, threads, fn)
-    is_npu = value_of(resolver, launch.keyword("is_npu"), fn)
+    keyword = launch.keyword("is_npu")
+    is_npu = value_of(resolver, keyword, fn) if keyword is not None else False  # T.Kernel's default
     launch.is_npu = is_npu if isinstance(is_npu, bool) else None
     spreads = [kw.value for kw in launch.call.keywords if kw.arg is None]
     if spreads:

@@ -67,6 +67,8 @@ the `target-chip` setting picks A5's larger UB and L0C).
 Buffers the compiler adds behind your back (reduce / sort scratch) are not
 counted: the number is a lower bound, and the rule stays silent when an
 extent or dtype is unknown.
+A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
+not judged.
 """,
     why="""
 With planning off the allocator never checks (`check_overflow = false`,
@@ -89,6 +91,8 @@ tile.
 def onchip_capacity_exceeded(model) -> Iterator[Report]:
     chip = chips.current()
     for kernel in model.kernels:
+        if kernel.gpu_style:
+            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
         kf = facts(model, kernel)
         if not kf.alloc_uses:
             continue
@@ -142,6 +146,8 @@ narrower than the row by a width that is not a multiple of 32 bytes
 (`x_ub[:, 0:30]` in float32, unless that width rounded up to 32 bytes is
 the row itself). Column ranges only known at run time, and slices a macro
 takes of a buffer parameter, are not judged.
+A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
+not judged.
 """,
     why="""
 The DMA (`DataCopyPad`) addresses the UB side in 32-byte blocks: every row
@@ -164,6 +170,8 @@ to 32 bytes instead of the buffer's row pitch (PR #1537); and the UB side of
 )
 def ub_row_not_32b_aligned(model) -> Iterator[Report]:
     for kernel in model.kernels:
+        if kernel.gpu_style:
+            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
         kf = facts(model, kernel)
         for copy in kf.copies:
             ends = (copy.src, copy.dst)
@@ -273,6 +281,8 @@ def _rows(buf, end, site) -> Optional[int]:
 Reports a `T.copy` operand that indexes a kernel tensor with a slice in an
 earlier dimension and a single index in the last one, such as
 `T.copy(W[0:OUT, k * block_K], w_l1)`.
+A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
+not judged.
 """,
     why="""
 TVMScript turns the scalar into an extent-1 range, so the copy reads a
@@ -288,6 +298,8 @@ rest is zero-padded (#1195). Nothing reports it.
 )
 def gm_slice_scalar_last_dim(model) -> Iterator[Report]:
     for kernel in model.kernels:
+        if kernel.gpu_style:
+            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
         kf = facts(model, kernel)
         for copy in kf.copies:
             if not kf.compiled(copy.use):
@@ -325,6 +337,8 @@ a factory argument at a call site, a member of an `IntEnum` sync table),
 also when a `@T.macro` makes the call with an id the kernel passes (the
 finding is on the kernel's macro call). Ids computed from loop variables
 (`k % 2`) are not judged, nor members of a plain `Enum` (not an int).
+A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
+not judged.
 """,
     why="""
 Each pipe pair has eight hardware event ids (CANN SetFlag/WaitFlag: 0-7 on
@@ -344,6 +358,8 @@ def event_id_out_of_range(model) -> Iterator[Report]:
     chip = chips.current()
     low, high = chip.event_ids.value
     for kernel in model.kernels:
+        if kernel.gpu_style:
+            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
         kf = facts(model, kernel)
         for use in kf.flags:
             if not kf.compiled(use):
@@ -391,6 +407,8 @@ documented workaround, `transpose_B=True`, is not reported), an accumulator C in
 float16 or bfloat16, A and B of different dtypes, or int8 A/B with a C other
 than int32. Dtypes come from the buffers' allocations, evaluated at each
 call site of the factory (else its defaults).
+A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
+not judged.
 """,
     why="""
 The AscendC Cube path takes A/B in float16, bfloat16 or int8 with C float32
@@ -408,6 +426,8 @@ only ranks and K (`tilelang/language/ascend.py:343-400`).
 def cube_dtype_unsupported(model) -> Iterator[Report]:
     chip = chips.current()
     for kernel in model.kernels:
+        if kernel.gpu_style:
+            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
         kf = facts(model, kernel)
         for use, names in kf.gemms:
             if len(names) < 3 or None in names:
@@ -459,6 +479,8 @@ followed back to the kernel's buffers, whose dtypes are evaluated at each
 call site of the factory. What `T.Parallel` vectorises (a macro called
 inside one included) and operands wrapped in `T.cast(..., "float32")` are
 fine; a plain copy `a[i] = b[i]` has no arithmetic and is fine.
+A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
+not judged.
 """,
     why="""
 The AI Core's scalar unit has no half-precision arithmetic: BiSheng stops
@@ -474,6 +496,8 @@ pointing into the generated `$TMPDIR/tmpXXXX.cpp`, not at your line (#471,
 )
 def half_scalar_arith(model) -> Iterator[Report]:
     for kernel in model.kernels:
+        if kernel.gpu_style:
+            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
         kf = facts(model, kernel)
         if not any(b.dtype in HALF for site in kf.sites for b in site.buffers.values()) or not kf.scalar_arith:
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from .. import constants as C
 from ..model.calls import argument
 from ..model.resolve import UNKNOWN
 from ..model.sides import PIPES as VALID_PIPES, SIDE_NAMES
@@ -70,6 +71,65 @@ def scope_name(model) -> Iterator[Report]:
             help=title,
             fix=_fix.fix(title, edits, _fix.UNSAFE),
         )
+
+
+@rule(
+    code="TLA034",
+    name="npuir-scope-name",
+    severity=ERROR,
+    confidence="high",
+    since="0.3.0",
+    dialects=("npuir",),
+    summary='`T.Scope("V")` (or another Vector spelling) in an AscendNPU IR kernel, where only "Vector" selects Vector',
+    what="""
+Reports `with T.Scope("V")` -- and the other strings that mean the Vector
+core (`"v"`, `"vec"`, `"vector"`, `"AIV"`) -- in a kernel whose compile sites
+all say `target="npuir"` (or that has none and the `target` setting is
+`"npuir"`). The mirror of TLA030, for the other dialect.
+""",
+    why="""
+On the AscendNPU IR route (branch `npuir`), `Scope()` in `src/ir.cc` sets the
+Vector scope only for the exact string `"Vector"`; every other string is the
+Cube scope, with no diagnostic. `T.Scope("V")`, the Ascend C spelling, therefore
+compiles the block for the Cube core: code ported from the `ascendc_pto` branch
+runs its Vector work on the wrong core.
+""",
+    fix='Write `T.Scope("Vector")` (and `T.Scope("Cube")`) in AscendNPU IR kernels.',
+    autofix="""
+Unsafe (`--fix --unsafe-fixes`): the literal becomes `"Vector"`, its quote
+character kept. Unsafe because it changes what the kernel does: the block moves
+from the Cube core, where it runs today, to the Vector core.
+""",
+    known_false_positives="""
+None known. A kernel whose target is unknown, or that is compiled for both
+dialects, is not judged; neither is a scope inside a `@T.macro` helper (a helper
+may serve kernels of both dialects). `T.Scope("C")` is not reported: on this
+route every string but `"Vector"` selects Cube, so it does what it says.
+""",
+    references='branch `npuir` of tile-ai/tilelang-ascend, `src/ir.cc` `Scope()`: `scope_id = 1` only for '
+               '`scope_name == "Vector"`; its examples spell `T.Scope("Cube")` / `T.Scope("Vector")`. '
+               'TLA030 is the Ascend C side.',
+)
+def npuir_scope_name(model) -> Iterator[Report]:
+    for kernel in model.kernels:
+        if kernel.dialect != C.NPUIR:
+            continue  # every compile site must be known to be AscendNPU IR
+        for ku in kernel.uses_of("Scope"):
+            use = ku.use
+            name = use.scope_name
+            if ku.via or name in (None, "?", "Vector") or not isinstance(name, str):
+                continue
+            if name.lower() not in _TO_V:
+                continue
+            arg = argument(use.call, 0, "name") if isinstance(use.call, ast.Call) else None
+            title = 'Use `T.Scope("Vector")`'
+            yield report(
+                arg if arg is not None else use,
+                '`T.Scope(%s)` selects the Cube core on AscendNPU IR (target "npuir"): only the exact '
+                'string "Vector" selects Vector' % quoted(name),
+                help=title,
+                fix=_fix.fix(title, _fix.replace_string(arg, "Vector") if arg is not None else None, _fix.UNSAFE),
+            )
 
 
 def _op_side(kernel, use) -> Optional[str]:
