@@ -622,6 +622,37 @@ def test_the_server_survives_odd_notebook_documents(tmp_path):
     assert hover is None and actions is None
     assert code == 0
 
+
+def test_a_notebook_of_many_clean_cells_publishes_only_where_there_are_findings(tmp_path):
+    pytest.importorskip("pygls")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lsprotocol import types
+    from lsp_harness import Client, run as run_async
+
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(fixture("combine_scope.ipynb"))
+    uri, cells, docs = _lsp_notebook(path)
+    for i in range(3000):  # clean cells after the kernel's
+        cell_uri = "vscode-notebook-cell:%s#X%d" % (path, i)
+        cells.append(types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_uri))
+        docs.append(types.TextDocumentItem(uri=cell_uri, language_id="python", version=1, text="x%d = %d\n" % (i, i)))
+    kernel_cell = cells[4].document
+
+    async def scenario():
+        c = Client()
+        await c.start(str(tmp_path), notebooks=True)
+        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
+                                                     cells=cells),
+            cell_text_documents=docs))
+        found = await c.diagnostics(kernel_cell)
+        published = dict(c.published)
+        await c.stop()
+        return found, published
+
+    found, published = run_async(scenario())
+    assert found and set(published) == {kernel_cell}
+
 if __name__ == "__main__":
     if "--update" not in sys.argv:
         sys.exit("usage: python tests/test_notebooks.py --update")

@@ -681,25 +681,33 @@ class TilelangServer(LanguageServer):
                 by_cell.setdefault(f.cell, []).append(f)
             else:  # not in a cell (the checker's own failure): on the first code cell
                 loose.append(f._replace(line=1, col=0, end_line=1, end_col=0, noqa_row=None, source=""))
+        # only the cells with findings now or at the last publication are touched:
+        # a notebook of thousands of clean cells costs nothing per keystroke
+        had = set(self.notebooks.get(uri, ()))
         published = []
         for number, cell in enumerate(nb.cells, 1):
+            found = by_cell.get(number)
+            if loose and cell.kind == types.NotebookCellKind.Code and self.cell_text(cell.document) is not None:
+                found, loose = loose + (found or []), []
+            if not found and cell.document not in had:
+                continue
             text = self.cell_text(cell.document)
             if text is None or cell.kind != types.NotebookCellKind.Code:
                 continue
-            found = by_cell.get(number, [])
-            if loose:
-                found, loose = loose + found, []
-            cell_src = SourceFile.from_text(text)
-            cell_state = DocState(self.workspace.get_text_document(cell.document).version, cell_src, found,
-                                  standalone, None)
-            before = self.docs.get(cell.document)
-            self.docs[cell.document] = cell_state
-            self.cell_owner[cell.document] = uri
-            published.append(cell.document)
-            if found or (before is not None and before.findings):  # a clean cell that stays clean: no message
-                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=cell.document, diagnostics=[self.diagnostic(cell_state, f) for f in found]))
-        for gone in set(self.notebooks.get(uri, ())) - set(published):
+            found = found or []
+            cell_state = DocState(self.workspace.get_text_document(cell.document).version,
+                                  SourceFile.from_text(text), found, standalone, None)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=cell.document, diagnostics=[self.diagnostic(cell_state, f) for f in found]))
+            had.discard(cell.document)
+            if found:
+                self.docs[cell.document] = cell_state
+                self.cell_owner[cell.document] = uri
+                published.append(cell.document)
+            else:  # clean again: nothing to hover or act on
+                self.docs.pop(cell.document, None)
+                self.cell_owner.pop(cell.document, None)
+        for gone in had:  # removed from the notebook (or no longer code)
             self._forget_cell(gone)
         self.notebooks[uri] = published
         if nb.version == version:
