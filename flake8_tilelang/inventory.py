@@ -109,6 +109,25 @@ def _threads(kernel):
     return values[0] if len(values) == 1 else values
 
 
+def _site_threads(kernel) -> List[Dict[str, object]]:
+    """``threads=`` per compile site for a launch whose value differs between
+    sites (a factory parameter): [{"line", "threads"}], "?" when unknown."""
+    from .model.evaluate import UNKNOWN
+
+    out = []
+    for launch in kernel.launches:
+        if launch.threads_count is not None:
+            continue
+        for line, value in launch.site_threads:
+            if isinstance(value, (list, tuple)) and len(value) == 1:
+                value = value[0]
+            shown = value if value is None or (type(value) is int) else "?"
+            if value is UNKNOWN:
+                shown = "?"
+            out.append({"line": line, "threads": shown})
+    return out
+
+
 def _span(kernel):
     node = kernel.func.node
     return node.lineno, getattr(node, "end_lineno", node.lineno)
@@ -164,6 +183,7 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
             "mode": kernel_mode([s["mode"] for s in sites]) if ascendc else "unknown",
             "sites": sites,
             "threads": _threads(kernel),
+            "site_threads": _site_threads(kernel),
             "counts": n,
             "footprint": footprint(model, kernel) if ascendc else None,  # Ascend C's memory planning
             "diagnostics": diags,
@@ -283,6 +303,8 @@ def _in_cells(nb, display: str, entry: Dict[str, object]) -> Dict[str, object]:
                 switch["where"] = relabel(nb, switch["where"])
     for diag in entry["diagnostics"]:  # type: ignore[union-attr]
         place(diag)  # its message says cells already (check's finding)
+    for site in entry.get("site_threads") or ():  # type: ignore[union-attr]
+        place(site)
     fp = entry.get("footprint")
     if isinstance(fp, dict):
         for site in fp.get("sites", []):
@@ -340,7 +362,9 @@ def _footprint_cell(entry: Dict[str, object]) -> str:
     return " ".join(cells) or "-"
 
 
-def _threads_cell(value) -> str:
+def _threads_cell(value, per_site=None) -> str:
+    if value is None and per_site:  # differs between compile sites: one value each, as the switches
+        return "/".join("none" if t["threads"] is None else str(t["threads"]) for t in per_site)
     if value is None:
         return "-"
     if isinstance(value, list):
@@ -374,7 +398,7 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
              str(e["kernel"]), str(e["factory"] or "-"),
              "/".join(e["targets"]), str(e["mode"])]  # type: ignore[arg-type]
             + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
-            + [_threads_cell(e["threads"]), str(n["scopes"]), str(n["manual_syncs"]),
+            + [_threads_cell(e["threads"], e.get("site_threads")), str(n["scopes"]), str(n["manual_syncs"]),
                str(n["cross_core_flags"]), str(n["expert_allocs"]), _footprint_cell(e), _diag_cell(diags)])
     # LOCATION (cut at its start), KERNEL, FACTORY, FOOTPRINT and DIAGNOSTICS give way
     last = len(header) - 1

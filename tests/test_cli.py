@@ -532,6 +532,24 @@ def test_startup_stays_lazy(tmp_path):
 
 # -- kernels ------------------------------------------------------------------------
 
+def test_kernels_threads_per_compile_site(capsys):
+    """A launch whose `threads=` is a factory parameter: the THREADS cell
+    gives each site's value (like the switch cells), JSON lists them."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "independent",
+                        "launch_threads_per_site.py")
+    assert main(["kernels", "--isolated", "--output-format", "json", path]) == 0
+    entries = {e["factory"]: e for e in json.loads(capsys.readouterr().out)["kernels"]}
+    assert entries["rows_copy"]["threads"] is None
+    assert [t["threads"] for t in entries["rows_copy"]["site_threads"]] == [1, 2]
+    assert [t["threads"] for t in entries["rows_scale"]["site_threads"]] == [1, None]
+    assert entries["rows_jit"]["site_threads"] == [{"line": 99, "threads": 1}]
+    assert main(["kernels", "--isolated", path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    column = lines[0].split().index("THREADS")
+    rows = {line.split()[2]: line.split() for line in lines[1:8]}
+    assert rows["rows_copy"][column] == "1/2" and rows["rows_scale"][column] == "1/none"
+
+
 def test_kernels_inventory_table_and_json(proj, capsys):
     (proj / "dev.py").write_text(textwrap.dedent('''\
         import tilelang
