@@ -50,7 +50,10 @@ the Vector scope for `scope_name == "Vector"` and Cube for anything else): like 
 Ascend C rule, this one does not judge a kernel compiled with `target="npuir"`, nor one
 whose target is unknown and that is written in that dialect (a `"Cube"`/`"Vector"`
 scope or a `T.npuir_*` primitive). A kernel with no `target=` follows the `target`
-setting (default `"ascendc"`; set `target = "npuir"` for a project that is all NPUIR).
+setting (`target = "npuir"` for a project that is all NPUIR); with no setting it is
+Ascend C unless it is written only in the npuir dialect (nothing of Ascend C's: no
+`T.tile.*`, `T.gemm_v0`, `T.barrier_all`, cross flag or `TL_ASCEND_*` switch), which
+is not judged: the `npuir` branch's own `jit` defaults to `target="npuir"`.
 """,
     references='`src/ir.cc:495-502` (branch `ascendc_pto`); branch `npuir` (bd7c60c) `src/ir.cc` '
                '`Scope()` tests `scope_name == "Vector"`.',
