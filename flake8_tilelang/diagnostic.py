@@ -36,16 +36,20 @@ class Edit:
     """Replace ``[start, end)`` of ``path`` with ``text`` (an insertion when
     start == end, a deletion when text is empty)."""
 
-    __slots__ = ("path", "start", "end", "text")
+    __slots__ = ("path", "start", "end", "text", "cell")
 
-    def __init__(self, start: Position, end: Position, text: str, path: Optional[str] = None):
+    def __init__(self, start: Position, end: Position, text: str, path: Optional[str] = None,
+                 cell: Optional[int] = None):
         self.start = start
         self.end = end
         self.text = text
         self.path = path  # None: the diagnostic's own file
+        # a notebook's finding (notebook.map_findings): the code cell the edit is in,
+        # its lines relative to that cell
+        self.cell = cell
 
     def _key(self) -> tuple:
-        return (self.path, self.start, self.end, self.text)
+        return (self.path, self.start, self.end, self.text, self.cell)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Edit) and self._key() == other._key()
@@ -54,8 +58,9 @@ class Edit:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return "Edit(%r, %r, %r%s)" % (self.start, self.end, self.text,
-                                       ", path=%r" % self.path if self.path else "")
+        return "Edit(%r, %r, %r%s%s)" % (self.start, self.end, self.text,
+                                         ", path=%r" % self.path if self.path else "",
+                                         ", cell=%d" % self.cell if self.cell else "")
 
 
 class Fix:

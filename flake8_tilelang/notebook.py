@@ -449,7 +449,7 @@ def map_findings(nb: Notebook, findings: Iterable) -> List:
                     l2, end = l1 + 1, 0
                 else:
                     end = e.end[1]
-                edits.append(Edit((l1, e.start[1]), (l2, end), e.text, e.path))
+                edits.append(Edit((l1, e.start[1]), (l2, end), e.text, e.path, None if e.path else c1))
             fix = Fix(relabel(nb, fix.title), edits, fix.applicability)
         noqa = nb.locate(f.noqa_row)[1] if f.noqa_row else None
         start = nb.raw_position(cell, line, char_index(src, f.col))

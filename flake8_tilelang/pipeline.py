@@ -23,6 +23,15 @@ from .source import DecodeError, SourceFile, byte_index, char_index, decode
 MARKER = b"tilelang"
 
 
+def _cell_number(value) -> Optional[int]:
+    """An edit's notebook cell from a cache row: None or a positive int."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise TypeError("bad cell in a finding row")
+    return value
+
+
 class Finding(NamedTuple):
     """A diagnostic as the command line reports it: with its file, the
     source line and the noqa row flake8 would use."""
@@ -68,7 +77,7 @@ class Finding(NamedTuple):
         row = list(self)
         if self.fix is not None:
             row[11] = [self.fix.title, self.fix.applicability,
-                       [[e.start[0], e.start[1], e.end[0], e.end[1], e.text, e.path] for e in self.fix.edits]]
+                       [[e.start[0], e.start[1], e.end[0], e.end[1], e.text, e.path, e.cell] for e in self.fix.edits]]
         if self.raw is not None:
             row[14] = list(self.raw)
         return row
@@ -90,7 +99,8 @@ class Finding(NamedTuple):
 
             title, applicability, edits = row[11]
             fix = Fix(str(title), [Edit((int(a), int(b)), (int(c), int(d)), str(t),
-                                        None if p is None else str(p)) for a, b, c, d, t, p in edits],
+                                        None if p is None else str(p), _cell_number(k))
+                                   for a, b, c, d, t, p, k in edits],
                       str(applicability))
         raw = None
         if row[14] is not None:

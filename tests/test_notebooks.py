@@ -231,7 +231,7 @@ def test_golden_output_of_the_fixture_folder(monkeypatch, capsys):
     _, out, err = run(["check", "--no-cache", "--output-format", "concise", "fixtures/notebooks"], capsys)
     with open(GOLDEN, encoding="utf-8") as f:
         assert out == f.read()
-    assert "files of 6 checked" in err
+    assert "files of 7 checked" in err
 
 
 # -- writing back ------------------------------------------------------------------
@@ -550,6 +550,7 @@ def test_the_server_lints_an_lsp_notebook_document_per_cell(tmp_path):
         scope = [d for d in first if d.code == "TLA001"][0]
         hover = await c.hover(kernel_cell, scope.range.start.line, scope.range.start.character + 1)
         actions = await c.code_actions(kernel_cell, (scope.range.start.line, 0), (scope.range.start.line, 80))
+        config_diag = [d for d in first if d.code == "TLA101"]
         # the user deletes the scope line in cell 5 (and dedents its body)
         fixed = kernel_text.replace('            with T.Scope("V"):\n', "").replace(
             "                T.", "            T.")
@@ -577,7 +578,7 @@ def test_the_server_lints_an_lsp_notebook_document_per_cell(tmp_path):
     assert config == []
     assert "TLA001" in hover.contents.value
     titles = [a.title for a in actions]
-    assert titles == ["Disable TLA001 for this line"], titles  # fixes that edit cells: `check --fix`
+    assert titles == ["Disable TLA001 for this line"], titles  # TLA001's fix is unsafe: not offered by default
     (edit,) = actions[0].edit.changes[kernel_cell]
     assert edit.range.start.line == scope.range.start.line and "noqa: TLA001" in edit.new_text
     assert [d.code for d in after if d.code == "TLA001"] == []
@@ -652,6 +653,40 @@ def test_a_notebook_of_many_clean_cells_publishes_only_where_there_are_findings(
 
     found, published = run_async(scenario())
     assert found and set(published) == {kernel_cell}
+
+
+def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
+    """TLA005 in the kernel's cell (3) is fixed by removing a key of the dict
+    in cell 2: the quick fix is an edit of cell 2's document."""
+    pytest.importorskip("pygls")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lsprotocol import types
+    from lsp_harness import Client, run as run_async
+
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(fixture("cross_cell_fix.ipynb"))
+    uri, cells, docs = _lsp_notebook(path)
+    config_cell, kernel_cell = cells[1].document, cells[2].document
+
+    async def scenario():
+        c = Client()
+        await c.start(str(tmp_path), notebooks=True)
+        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
+                                                     cells=cells),
+            cell_text_documents=docs))
+        found = await c.diagnostics(kernel_cell)
+        flag = [d for d in found if d.code == "TLA005"][0]
+        actions = await c.code_actions(kernel_cell, (flag.range.start.line, 0), (flag.range.start.line, 40))
+        await c.stop()
+        return flag, actions
+
+    flag, actions = run_async(scenario())
+    fixes = [a for a in actions if a.title.startswith("Remove the inert")]
+    assert fixes and fixes[0].is_preferred
+    (edit,) = fixes[0].edit.changes[config_cell]
+    assert (edit.range.start.line, edit.range.end.line, edit.new_text) == (2, 3, "")
+    assert kernel_cell not in fixes[0].edit.changes
 
 if __name__ == "__main__":
     if "--update" not in sys.argv:

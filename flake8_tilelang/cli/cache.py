@@ -56,7 +56,7 @@ TAG = (
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 GITIGNORE = "# created by flake8-tilelang\n*\n"
-FORMAT = "4"
+FORMAT = "5"  # 5: an edit row carries its notebook cell
 SUBDIR = "flake8-tilelang"  # inside a cache directory the tool did not create
 MARKER = ".flake8-tilelang-cache"
 MARKER_TEXT = ("This folder was created by flake8-tilelang for its cache; "

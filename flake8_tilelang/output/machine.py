@@ -59,9 +59,21 @@ def _json_fix(f) -> Optional[Dict[str, object]]:
     return {
         "applicability": fix.applicability,
         "message": fix.title,
-        "edits": [{"content": e.text, "location": _edit_loc(f, *e.start), "end_location": _edit_loc(f, *e.end)}
-                  for e in fix.edits],
+        "edits": [_json_edit(f, e) for e in fix.edits],
     }
+
+
+def _json_edit(f, e) -> Dict[str, object]:
+    out: Dict[str, object] = {"content": e.text}
+    if getattr(f, "cell", None) and getattr(e, "cell", None):
+        out["cell"] = e.cell  # a notebook: rows are that cell's
+        if e.cell != f.cell:  # another cell's lines: byte columns + 1
+            out["location"] = {"row": e.start[0], "column": e.start[1] + 1}
+            out["end_location"] = {"row": e.end[0], "column": e.end[1] + 1}
+            return out
+    out["location"] = _edit_loc(f, *e.start)
+    out["end_location"] = _edit_loc(f, *e.end)
+    return out
 
 
 def _edit_loc(f, line: int, col: int) -> Dict[str, int]:

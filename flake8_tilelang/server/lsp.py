@@ -26,9 +26,9 @@
 - Notebooks: an LSP notebook document (VS Code's and JupyterLab's notebook
   editors) is linted as one module, its code cells in order, like
   ``check`` reads a ``.ipynb`` file; diagnostics are published on each cell,
-  with hover and "disable CODE for this line" there (fixes that edit cells go
-  through ``check --fix``). A ``.ipynb`` opened as a JSON text document gets
-  its findings on the JSON's lines.
+  with hover, quick fixes (a fix's edits may be in other cells: each edit
+  names its cell) and "disable CODE for this line" there. A ``.ipynb`` opened
+  as a JSON text document gets its findings on the JSON's lines.
 """
 from __future__ import annotations
 
@@ -715,6 +715,28 @@ class TilelangServer(LanguageServer):
                 if not future.done():
                     future.set_result(state)
 
+    def cell_fix_edit(self, cell_uri: str, fix) -> Optional[types.WorkspaceEdit]:
+        """A notebook finding's fix as edits of the cells it touches (each
+        edit knows its cell: ``notebook.map_findings``); None when an edit is
+        in another file or in a cell the client does not sync."""
+        nb = self.workspace.get_notebook_document(notebook_uri=self.cell_owner.get(cell_uri, ""))
+        if nb is None:
+            return None
+        cells = {number: cell.document for number, cell in enumerate(nb.cells, 1)}
+        changes: Dict[str, List[types.TextEdit]] = {}
+        sources: Dict[str, SourceFile] = {}
+        for e in fix.edits:
+            target = cells.get(e.cell) if e.path is None else None
+            text = self.cell_text(target) if target is not None else None
+            if text is None:
+                return None
+            src = sources.get(target)
+            if src is None:
+                src = sources[target] = SourceFile.from_text(text)
+            changes.setdefault(target, []).append(types.TextEdit(
+                range=_range(self.codec.to_lsp(src, *e.start), self.codec.to_lsp(src, *e.end)), new_text=e.text))
+        return types.WorkspaceEdit(changes=changes) if changes else None
+
     def _forget_cell(self, cell_uri: str) -> None:
         self.cell_owner.pop(cell_uri, None)
         state = self.docs.pop(cell_uri, None)
@@ -1151,7 +1173,14 @@ async def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
         if not f.code.startswith("TLA") or (getattr(f, "cell", None) and not in_cell):
             continue  # E999 / E902: nothing to fix or silence; a notebook's JSON is not edited here
         diag = ls.diagnostic(state, f)
-        if logic.applicable(f.fix, ls.unsafe_fixes) and not in_cell:  # a fix may edit other cells: `check --fix`
+        if logic.applicable(f.fix, ls.unsafe_fixes) and in_cell:
+            edit = ls.cell_fix_edit(uri, f.fix)  # its edits may be in other cells of the notebook
+            if edit is not None:
+                actions.append(types.CodeAction(
+                    title="%s (%s)%s" % (f.fix.title, f.code, "" if f.fix.applicability == SAFE else " [unsafe]"),
+                    kind=types.CodeActionKind.QuickFix, diagnostics=[diag], edit=edit,
+                    is_preferred=f.fix.applicability == SAFE))
+        elif logic.applicable(f.fix, ls.unsafe_fixes):
             changes = logic.fix_changes([f.fix], own, load, ls.codec)
             if changes:
                 actions.append(types.CodeAction(
