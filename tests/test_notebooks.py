@@ -678,10 +678,14 @@ def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
         found = await c.diagnostics(kernel_cell)
         flag = [d for d in found if d.code == "TLA005"][0]
         actions = await c.code_actions(kernel_cell, (flag.range.start.line, 0), (flag.range.start.line, 40))
+        fix_all = await c.code_actions(kernel_cell, (0, 0), (0, 0), only=[types.CodeActionKind.SourceFixAll])
         await c.stop()
-        return flag, actions
+        return flag, actions, fix_all
 
-    flag, actions = run_async(scenario())
+    flag, actions, fix_all = run_async(scenario())
+    # "fix all" from any cell: the two TLA005 findings share one edit (made once)
+    (whole,) = fix_all
+    assert [(e.range.start.line, e.range.end.line) for e in whole.edit.changes[config_cell]] == [(2, 3)]
     fixes = [a for a in actions if a.title.startswith("Remove the inert")]
     assert fixes and fixes[0].is_preferred
     (edit,) = fixes[0].edit.changes[config_cell]

@@ -26,8 +26,8 @@
 - Notebooks: an LSP notebook document (VS Code's and JupyterLab's notebook
   editors) is linted as one module, its code cells in order, like
   ``check`` reads a ``.ipynb`` file; diagnostics are published on each cell,
-  with hover, quick fixes (a fix's edits may be in other cells: each edit
-  names its cell) and "disable CODE for this line" there. A ``.ipynb`` opened
+  with hover, quick fixes and "fix all" (a fix's edits may be in other cells:
+  each edit names its cell) and "disable CODE for this line" there. A ``.ipynb`` opened
   as a JSON text document gets its findings on the JSON's lines.
 """
 from __future__ import annotations
@@ -715,11 +715,13 @@ class TilelangServer(LanguageServer):
                 if not future.done():
                     future.set_result(state)
 
-    def cell_fix_edit(self, cell_uri: str, fix) -> Optional[types.WorkspaceEdit]:
+    def cell_fix_edit(self, cell_uri: str, fix, notebook: bool = False) -> Optional[types.WorkspaceEdit]:
         """A notebook finding's fix as edits of the cells it touches (each
         edit knows its cell: ``notebook.map_findings``); None when an edit is
-        in another file or in a cell the client does not sync."""
-        nb = self.workspace.get_notebook_document(notebook_uri=self.cell_owner.get(cell_uri, ""))
+        in another file or in a cell the client does not sync. ``notebook``:
+        ``cell_uri`` is the notebook's own uri."""
+        nb = self.workspace.get_notebook_document(
+            notebook_uri=cell_uri if notebook else self.cell_owner.get(cell_uri, ""))
         if nb is None:
             return None
         cells = {number: cell.document for number, cell in enumerate(nb.cells, 1)}
@@ -822,8 +824,29 @@ class TilelangServer(LanguageServer):
             for p, edits in changes.items()})
 
     async def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
-        if uri in self.cell_owner:
-            return None  # a notebook's fixes edit its cells together: `check --fix`
+        owner = self.cell_owner.get(uri)
+        if owner is not None or uri in self.notebooks:
+            # a notebook cell (or the notebook): every fix of the notebook, in the cells they edit
+            notebook = owner or uri
+            state = await self.fresh(notebook)
+            if state is None:
+                return None
+            taken: Dict[str, list] = {}
+            changes: Dict[str, List[types.TextEdit]] = {}
+            for fix in logic.fix_all(state.findings, self.unsafe_fixes):
+                edit = self.cell_fix_edit(notebook, fix, notebook=True)
+                if edit is None:
+                    continue
+                spans = [(cell, (e.range.start.line, e.range.start.character),
+                          (e.range.end.line, e.range.end.character)) for cell, edits in edit.changes.items()
+                         for e in edits]
+                if any(_overlap(taken.get(cell, ()), a, b) for cell, a, b in spans):
+                    continue  # like `check --fix`: the rest after the next lint
+                for cell, a, b in spans:
+                    taken.setdefault(cell, []).append((a, b))
+                for cell, edits in edit.changes.items():
+                    changes.setdefault(cell, []).extend(edits)
+            return types.WorkspaceEdit(changes=changes) if changes else None
         state = await self.fresh(uri)
         if state is None:
             return None
@@ -962,6 +985,10 @@ def _too_big(text: str) -> Optional[str]:
     if size <= MAX_FILE_BYTES:
         return None
     return "not checked: this buffer is %s, above the %s limit for one file" % (size_text(size), size_text(MAX_FILE_BYTES))
+
+
+def _overlap(spans, start, end) -> bool:
+    return any(start < b and a < end or start == end == a == b for a, b in spans)
 
 
 def _range(start, end) -> types.Range:
@@ -1103,7 +1130,7 @@ def create_server() -> TilelangServer:
         if args:
             first = args[0]
             uri = first.get("uri") if isinstance(first, dict) else first
-        if not isinstance(uri, str) or uri not in ls.open_uris:
+        if not isinstance(uri, str) or (uri not in ls.open_uris and uri not in ls.cell_owner):
             return None
         edit = await ls.fix_all_edit(uri)
         if edit is None:
