@@ -13,7 +13,15 @@ imported or executed for real.
   makes the mutated key unknown instead of setting it.
 - Functions run when they are called with the arguments of the call; a
   function nothing in the module calls runs once with unknown arguments, so
-  compile sites inside it are seen too.
+  compile sites inside it are seen too -- unless it is inert (it reads only
+  its own names, builtins and foreign libraries such as torch: a reference
+  implementation), which cannot change anything a kernel sees.
+- A loop whose iterations cannot be told makes what it assigns and mutates
+  unknown, then runs its body once in a branch of its own, and a second time
+  only when the first run changed something beyond its frame's names (a store
+  into a container or attribute, a global, a call of another module or of a
+  library function with effects: ``self.effects`` counts them where they
+  happen), so a value one iteration leaves for the next is seen.
 - ``tilelang.compile`` reads its config where it is called; a jit decorator
   keeps the dict object and reads it when the kernel is compiled (after the
   module has run).
