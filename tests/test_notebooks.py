@@ -692,6 +692,40 @@ def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
     assert (edit.range.start.line, edit.range.end.line, edit.new_text) == (2, 3, "")
     assert kernel_cell not in fixes[0].edit.changes
 
+
+def test_deleting_the_kernel_cell_clears_its_diagnostics(tmp_path):
+    pytest.importorskip("pygls")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lsprotocol import types
+    from lsp_harness import Client, run as run_async
+
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(fixture("combine_scope.ipynb"))
+    uri, cells, docs = _lsp_notebook(path)
+    kernel_cell = cells[4].document
+
+    async def scenario():
+        c = Client()
+        await c.start(str(tmp_path), notebooks=True)
+        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
+                                                     cells=cells),
+            cell_text_documents=docs))
+        first = await c.diagnostics(kernel_cell)
+        seen = c.seen(kernel_cell)
+        c.lsp.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=2, uri=uri),
+            change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
+                structure=types.NotebookDocumentCellChangeStructure(
+                    array=types.NotebookCellArrayChange(start=4, delete_count=1, cells=[]),
+                    did_close=[types.TextDocumentIdentifier(uri=kernel_cell)])))))
+        after = await c.diagnostics(kernel_cell, since=seen)
+        await c.stop()
+        return first, after
+
+    first, after = run_async(scenario())
+    assert first and after == []
+
 if __name__ == "__main__":
     if "--update" not in sys.argv:
         sys.exit("usage: python tests/test_notebooks.py --update")
