@@ -296,3 +296,34 @@ def test_a_lint_with_default_settings_imports_nothing_beyond_the_package(tmp_pat
                          timeout=120, check=True)
     (line,) = [x for x in out.stdout.splitlines() if x.startswith("NEW ")]
     assert line == "NEW []", out.stdout
+
+
+def test_the_first_kernel_file_freezes_what_is_alive_once(tmp_path):
+    """After loading the model and the rules, the plugin collects the young
+    garbage and freezes what is alive (gc.freeze), once per process: later
+    collections, and the process's exit, skip those objects. A file that
+    never imports tilelang, and a run that selects no TLA code, load and
+    freeze nothing."""
+    plain = tmp_path / "plain.py"
+    plain.write_text("import os\n\nprint(os.sep)\n")
+    kernel = tmp_path / "k.py"
+    with open(os.path.join(ROOT, "fixtures", "example", "quickstart_gemm_exp.py")) as f:
+        kernel.write_text(f.read())
+    code = textwrap.dedent("""
+        import gc, sys
+        from flake8.main.application import Application
+        def run(*argv):
+            Application().run(["--jobs=1"] + list(argv))
+            return gc.get_freeze_count()
+        print("FROZEN", run(%r), run("--select=E,F", %r), run(%r) > 0)
+        first = gc.get_freeze_count()
+        run(%r)
+        print("AGAIN", gc.get_freeze_count() <= first, gc.isenabled())  # frozen objects freed by refcount leave it
+    """ % (str(plain), str(kernel), str(kernel), str(kernel)))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, check=True)
+    lines = {line.split()[0]: line.split()[1:] for line in out.stdout.splitlines() if line[:1] in "FA"}
+    assert lines["FROZEN"] == ["0", "0", "True"], out.stdout
+    assert lines["AGAIN"] == ["True", "True"], out.stdout  # not again: the second file froze nothing new
