@@ -9,7 +9,7 @@ This module is the gate flake8 imports in every run: it must stay small. The
 engine, the model, the evaluator and the rules are imported by ``run()``
 only for a file with an import line naming tilelang (a test checks
 ``sys.modules``). Once they are loaded the process's live objects are frozen
-(``_settle``), so the garbage collector never walks them again.
+(``engine.settle``), so the garbage collector never walks them again.
 """
 from __future__ import annotations
 
@@ -104,41 +104,18 @@ class Plugin:
         yield from found
 
     def _check(self) -> List[Tuple[int, int, str, type]]:
-        from .engine import check_tree
+        from .engine import check_tree, settle
         from .registry import REGISTRY, all_rules
 
         if self._decide is not None and not any(self._wanted(r.code) for r in all_rules()):
             return []  # `--select=E,F`: flake8 would drop every TLA code, build no model
-        if not _loaded:
-            _settle()
+        settle()
         out = []
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa, target=self._target, src=self._src):
             rule = REGISTRY.get(d.code)
             out.append((d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)))
         return out
-
-
-_loaded: List[bool] = []
-
-
-def _settle() -> None:
-    """Once per process, when the first kernel file loads the model and the
-    rules: collect the young garbage, then ``gc.freeze()`` what is alive (our
-    ~40 modules, flake8's own objects) into the permanent generation, as
-    pre-fork servers do. Every later collection -- the rest of this flake8
-    run, its exit, the next saves in a long-lived host -- then skips those
-    objects: in a fresh flake8 process this saves about as much as loading
-    the checker costs. Objects stay collectable by their reference counts;
-    only cyclic garbage that was already in the oldest generation at this
-    moment is kept, once."""
-    _loaded.append(True)
-    from . import model  # noqa: F401 - the engine imports it lazily: load it before freezing
-    from .registry import all_rules
-
-    all_rules()
-    gc.collect(1)
-    gc.freeze()
 
 
 def _decision_engine(options: Any) -> Any:

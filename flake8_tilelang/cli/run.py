@@ -195,6 +195,10 @@ def _auto_jobs() -> int:
 
 
 def _run(pending: List[Tuple[str, bytes, int]], table: List[Settings], jobs: Optional[int]):
+    if any(MARKER in item[1] for item in pending):
+        from ..engine import settle
+
+        settle()  # before any worker forks: they inherit the frozen objects, untouched
     n = _auto_jobs() if not jobs else jobs
     n = min(n, len(pending))
     total = sum(len(item[1]) for item in pending)
