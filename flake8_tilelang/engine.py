@@ -32,8 +32,9 @@ _SETTLED: List[bool] = []
 
 def settle() -> None:
     """Once per process, when the checker is about to lint its first
-    TileLang file: load the model and every rule, collect the young garbage,
-    then ``gc.freeze()`` what is alive (these ~40 modules, the host's own
+    TileLang file (``_check``; ``check`` calls it before its workers fork):
+    load the model and every rule, collect the young garbage, then
+    ``gc.freeze()`` what is alive (these ~40 modules, the host's own
     objects) into the permanent generation, as pre-fork servers do. Every
     later collection -- the rest of the run, the process's exit, the next
     saves in a long-lived host, forked workers' pages -- skips those objects.
@@ -154,6 +155,7 @@ def _check(tree, lines, filename, wanted) -> List[Diagnostic]:
         if tree is None:
             tree = ast.parse("".join(lines), filename)
         from .model import build_model  # deferred: files without tilelang never pay for it
+        settle()  # the first TileLang file of the process: freeze what is alive from here on
         model = build_model(tree, filename)
     except SyntaxError:
         return []  # flake8 reports E999 itself

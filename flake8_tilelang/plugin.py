@@ -9,7 +9,8 @@ This module is the gate flake8 imports in every run: it must stay small. The
 engine, the model, the evaluator and the rules are imported by ``run()``
 only for a file with an import line naming tilelang (a test checks
 ``sys.modules``). Once they are loaded the process's live objects are frozen
-(``engine.settle``), so the garbage collector never walks them again.
+(``engine.settle``, at the first TileLang file), so the garbage collector never
+walks them again.
 """
 from __future__ import annotations
 
@@ -104,12 +105,11 @@ class Plugin:
         yield from found
 
     def _check(self) -> List[Tuple[int, int, str, type]]:
-        from .engine import check_tree, settle
+        from .engine import check_tree
         from .registry import REGISTRY, all_rules
 
         if self._decide is not None and not any(self._wanted(r.code) for r in all_rules()):
             return []  # `--select=E,F`: flake8 would drop every TLA code, build no model
-        settle()
         out = []
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa, target=self._target, src=self._src):

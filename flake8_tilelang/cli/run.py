@@ -195,10 +195,6 @@ def _auto_jobs() -> int:
 
 
 def _run(pending: List[Tuple[str, bytes, int]], table: List[Settings], jobs: Optional[int]):
-    if any(MARKER in item[1] for item in pending):
-        from ..engine import settle
-
-        settle()  # before any worker forks: they inherit the frozen objects, untouched
     n = _auto_jobs() if not jobs else jobs
     n = min(n, len(pending))
     total = sum(len(item[1]) for item in pending)
@@ -271,12 +267,13 @@ def _parallel(pending: List[Tuple[str, bytes, int]], table: List[Settings], n: i
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    # Load the engine before forking so workers inherit it instead of importing it.
-    from ..engine import check_tree  # noqa: F401
-    from ..model import build_model  # noqa: F401
+    # Load the engine before forking so workers inherit it instead of importing it,
+    # frozen: no worker's collections walk (and copy) those pages.
+    from ..engine import settle
     from ..settings import known_rules
 
     known_rules()
+    settle()
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
     # Biggest files first so one large file does not finish last; order is restored below.

@@ -10,7 +10,7 @@ from ..build import canonical_prim
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
-from .library import FOREIGN_ROOTS, Event, alternatives
+from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
@@ -24,15 +24,6 @@ def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
     return {k: (v[0], node) for k, v in kwargs.items()}
 
 
-# Library callables whose call the evaluator answers without changing
-# anything: builtins that only read their arguments, and every name of a
-# foreign library (``torch.zeros``: UNKNOWN, its arguments untouched).
-PURE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "callable", "chr", "dict", "dict.fromkeys", "divmod", "enumerate", "float",
-    "format", "frozenset", "hasattr", "hash", "int", "isinstance", "issubclass", "len", "list", "max", "min",
-    "ord", "pow", "print", "range", "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum",
-    "tuple", "zip",
-})
 
 
 # methods of containers that only read them
@@ -41,16 +32,18 @@ READ_METHODS = frozenset({"dict.get", "dict.copy", "dict.keys", "dict.values", "
 
 
 # Library calls :meth:`Library.library` answers without changing a value it
-# was given: what they make is new, and the compile sites they record
-# (jit, compile, lower, prim_func's kernel frames) are outputs, read once the
-# module has run. Any other library name counts as a change (``setattr``).
+# was given: the builtins but setattr/delattr,
+# every name of a foreign library (``torch.zeros``: UNKNOWN, its arguments
+# untouched), and the TileLang calls whose results are new and whose compile
+# sites (jit, compile, lower, prim_func's kernel frames) are outputs, read
+# once the module has run. Any other library name counts as a change.
 OUTPUT_ONLY = (C.JIT_NAMES | C.AUTOTUNE_NAMES | C.COMPILE_NAMES | C.LOWER_NAMES | C.PASS_CONTEXT_NAMES
-               | C.PASS_CONFIG_KEY_CLASSES
-               | frozenset({"functools.partial", "functools.wraps", "contextlib.contextmanager", "getattr", "type"}))
+               | C.PASS_CONFIG_KEY_CLASSES | EFFECT_FREE_BUILTINS
+               | frozenset({"dict.fromkeys", "functools.partial", "functools.wraps", "contextlib.contextmanager"}))
 
 
 def pure_library(q: str) -> bool:
-    if q in PURE_BUILTINS or q in OUTPUT_ONLY or q.split(".", 1)[0] in FOREIGN_ROOTS:
+    if q in OUTPUT_ONLY or q.split(".", 1)[0] in FOREIGN_ROOTS:
         return True
     # T.* calls: folded integers (``T.ceildiv``), kernels (``T.prim_func``), else unknown
     return canonical_prim(q) is not None

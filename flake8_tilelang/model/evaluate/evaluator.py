@@ -9,7 +9,8 @@ from typing import Dict, List, Optional
 from ..nodes import Function, Scope
 from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
-from .library import FOREIGN_ROOTS, SAFE_BUILTINS, Event
+from .expressions import BUILTINS
+from .library import FOREIGN_ROOTS, NAMESPACE_BUILTINS, Event
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
 from .answers import Answers
 from .calls import Calls
@@ -147,9 +148,10 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         """Whether running ``fn`` with unknown arguments can change nothing
         the model reads: its body (nested functions and lambdas included)
         defines no class, declares no ``global``/``nonlocal``, imports only
-        foreign libraries, and every name it reads is its own, a harmless
-        builtin, or a module-level import of a foreign library (``torch``,
-        ``numpy``, ``math``). A reference implementation or a plotting helper
+        foreign libraries, and every name it reads is its own, a builtin the
+        evaluator knows (``BUILTINS``) that does not reach a module's
+        namespace (not ``globals``, ``setattr``), or a module-level import of
+        a foreign library (``torch``, ``numpy``, ``math``). A reference implementation or a plotting helper
         is inert; anything that reads a module-level dict, calls a function
         of the module or names TileLang is not. Decided on the builder's
         facts, without walking the body again."""
@@ -186,8 +188,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             if target is not False:
                 if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
                     return False
-            elif name not in bound and name not in SAFE_BUILTINS:
-                return False  # `exec`, `globals`, `setattr`, or a name bound nowhere
+            elif name not in bound and (name not in BUILTINS or name in NAMESPACE_BUILTINS):
+                return False  # `exec`, `globals()`, `setattr`, or a name bound nowhere
         return True
 
     def func_value(self, fn: Function) -> FuncV:

@@ -11,6 +11,7 @@ from ..build import canonical_prim
 from ..config import LOWER_OUTSIDE_PASS_CONTEXT, Entry, PassConfig
 from ..nodes import Function
 from .budget import MAX_LEN, MAX_UNROLL
+from .expressions import BUILTINS
 from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
@@ -25,28 +26,22 @@ LIBRARY_ROOTS = frozenset({
 })
 
 # Libraries a function may use and stay inert (see ``Evaluator.inert``): they
-# never reach TileLang or the user's modules. Not ``sys`` (``sys.modules``),
-# ``importlib``, ``inspect``, ``builtins``, ``gc``, ``functools``/``contextlib``
-# (they wrap callables), ``tilelang``/``tvm``.
-FOREIGN_ROOTS = frozenset({
-    "torch", "torch_npu", "numpy", "scipy", "pandas", "einops", "math", "cmath", "random", "time", "datetime",
-    "statistics", "itertools", "operator", "collections", "typing", "json", "re", "string", "textwrap", "struct",
-    "os", "pathlib", "shutil", "tempfile", "subprocess", "logging", "warnings", "argparse", "copy", "heapq",
-    "bisect", "fractions", "decimal", "numbers", "array", "csv", "hashlib", "pytest", "matplotlib",
+# never reach TileLang or the user's modules. The third-party libraries of the
+# DENY list but TileLang and TVM, and the standard library modules that hold
+# no handle on other modules or callables (not ``sys``: ``sys.modules``; not
+# ``importlib``, ``inspect``, ``builtins``, ``gc``, ``functools``, ``contextlib``).
+FOREIGN_ROOTS = (C.THIRD_PARTY_ROOTS - {"tilelang", "tvm"}) | frozenset({
+    "math", "cmath", "random", "time", "datetime", "statistics", "itertools", "operator", "collections",
+    "typing", "json", "re", "string", "textwrap", "struct", "os", "pathlib", "shutil", "tempfile", "subprocess",
+    "logging", "warnings", "argparse", "copy", "heapq", "bisect", "fractions", "decimal", "numbers", "array",
+    "csv", "hashlib", "matplotlib",
 })
-# Builtins an inert function may call: none reads or writes a module's names
-# (not exec, eval, compile, globals, locals, vars, setattr, delattr,
-# __import__, getattr on a module: a module-level name is refused anyway).
-SAFE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "bytes", "callable", "chr", "dict", "divmod", "enumerate", "filter", "float",
-    "format", "frozenset", "getattr", "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len",
-    "list", "map", "max", "min", "next", "object", "ord", "pow", "print", "range", "repr", "reversed", "round",
-    "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "super", "open", "True", "False", "None",
-    "NotImplemented", "Ellipsis", "__name__", "__file__",
-    "Exception", "BaseException", "ValueError", "TypeError", "RuntimeError", "AssertionError", "KeyError",
-    "IndexError", "AttributeError", "NotImplementedError", "ZeroDivisionError", "OverflowError",
-    "ArithmeticError", "StopIteration", "OSError", "FileNotFoundError", "ImportError", "LookupError",
-})
+# The builtins the evaluator knows (``BUILTINS``) that it models without an
+# effect: all but setattr/delattr, which change the object they are given.
+EFFECT_FREE_BUILTINS = BUILTINS - {"setattr", "delattr"}
+# Names that reach a module's namespace: never read by an inert function.
+NAMESPACE_BUILTINS = frozenset({"setattr", "delattr", "globals", "locals", "vars", "exec", "eval", "compile",
+                                "__import__", "__builtins__"})
 
 
 class Event:
