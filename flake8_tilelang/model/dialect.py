@@ -13,9 +13,11 @@ NPUIR: ``target = "npuir"``) for sites that give none.
 """
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 from .. import constants as C
+from .calls import argument
 from .project import Setting
 
 NAMES = C.DIALECTS
@@ -65,11 +67,8 @@ ASCENDC_ONLY = frozenset({
 
 
 def npuir_pipe(call) -> bool:
-    """A sync call whose first argument is a literal ``"PIPE_..."``: the
-    npuir spelling (``T.pipe_barrier("PIPE_MTE2")``); Ascend C writes
-    ``"mte2"`` and prefixes it itself."""
-    args = getattr(call, "args", None)
-    if not args:
-        return False
-    first = args[0]
-    return type(first).__name__ == "Constant" and isinstance(first.value, str) and first.value.startswith("PIPE_")
+    """A sync call whose pipe is a literal ``"PIPE_..."``: the npuir spelling
+    (``T.pipe_barrier("PIPE_MTE2")``); Ascend C writes ``"mte2"`` and
+    prefixes it itself."""
+    pipe = argument(call, 0, "pipe") if isinstance(call, ast.Call) else None
+    return isinstance(pipe, ast.Constant) and isinstance(pipe.value, str) and pipe.value.startswith("PIPE_")

@@ -294,12 +294,17 @@ class Kernel:
         return bool(self.launches) and all(launch.is_npu is False for launch in self.launches)
 
     @property
-    def ascendc_signs(self) -> bool:
-        """The kernel uses what only the Ascend C / PTO dialect has: ``T.tile.*``
-        or a primitive of its ``tilelang/language/ascend.py`` that the npuir
-        branch does not define (``T.gemm_v0``, ``T.barrier_all``, cross flags).
-        (``applies`` also counts a ``TL_ASCEND_*`` pass_configs switch.)"""
-        return any(u.prim.startswith("tile.") or u.prim in _dialect.ASCENDC_ONLY for u in self.raw_uses)
+    def npuir_only(self) -> bool:
+        """Written in the npuir dialect (``npuir_signs``) and in nothing of
+        Ascend C / PTO's: no ``T.tile.*``, no primitive of its
+        ``tilelang/language/ascend.py`` that the npuir branch does not define
+        (``T.gemm_v0``, ``T.barrier_all``, cross flags), no ``TL_ASCEND_*``
+        switch in a config that reaches it."""
+        if not self.npuir_signs:
+            return False
+        if any(u.prim.startswith("tile.") or u.prim in _dialect.ASCENDC_ONLY for u in self.raw_uses):
+            return False
+        return not any(key.startswith("tl.ascend") for site in self.sites for key in site.config.entries)
 
     def applies(self, dialects: Tuple[str, ...]) -> bool:
         """Whether a rule about ``dialects`` judges this kernel: every dialect
@@ -310,9 +315,8 @@ class Kernel:
         known = {t for t in targets if t is not None}
         if None in targets:
             known.add(C.NPUIR if self.npuir_signs else C.ASCENDC)
-        if not _dialect.configured() and self.npuir_signs and not self.ascendc_signs and not any(
-                key.startswith("tl.ascend") for site in self.sites for key in site.config.entries) and (
-                not self.sites or any(site.defaulted for site in self.sites)):
+        if not _dialect.configured() and (not self.sites or any(site.defaulted for site in self.sites)) \
+                and self.npuir_only:
             # written in the npuir dialect and compiled with no target, in a project
             # with no `target` setting (the npuir branch's own default is npuir):
             # which dialect it is in is not told, so no dialect's rule judges it
@@ -362,14 +366,12 @@ class Site:
         dialect's rule judges it."""
         target = self.target
         if target is None:
-            target = C.NPUIR if self._npuir_signs() else C.ASCENDC
-        elif self.defaulted and not _dialect.configured() and self._npuir_signs():
-            return False  # no target, no setting, npuir by its look: not told (see Kernel.applies)
+            npuir = any(k.npuir_signs for k in self.kernels) or any(
+                key.startswith("npuir.") for key in self.config.entries)
+            target = C.NPUIR if npuir else C.ASCENDC
+        elif self.defaulted and not _dialect.configured() and any(k.npuir_only for k in self.kernels):
+            return False  # no target, no setting, written only in npuir: not told (see Kernel.applies)
         return target in dialects
-
-    def _npuir_signs(self) -> bool:
-        return any(k.npuir_signs and not k.ascendc_signs for k in self.kernels) or any(
-            key.startswith("npuir.") for key in self.config.entries)
 
     @property
     def line(self) -> int:
