@@ -112,8 +112,6 @@ def _threads(kernel):
 def _site_threads(kernel) -> List[Dict[str, object]]:
     """``threads=`` per compile site for a launch whose value differs between
     sites (a factory parameter): [{"line", "threads"}], "?" when unknown."""
-    from .model.evaluate import UNKNOWN
-
     out = []
     for launch in kernel.launches:
         if launch.threads_count is not None:
@@ -121,10 +119,7 @@ def _site_threads(kernel) -> List[Dict[str, object]]:
         for line, value in launch.site_threads:
             if isinstance(value, (list, tuple)) and len(value) == 1:
                 value = value[0]
-            shown = value if value is None or (type(value) is int) else "?"
-            if value is UNKNOWN:
-                shown = "?"
-            out.append({"line": line, "threads": shown})
+            out.append({"line": line, "threads": value if value is None or type(value) is int else "?"})
     return out
 
 
@@ -232,10 +227,10 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
         nb = None
         found = findings_by_path.get(display, [])
         if display.lower().endswith(".ipynb"):
-            nb, tree, error = _notebook(display, data)
-            if nb is not None:
-                from .notebook import virtual_findings
+            from .notebook import program, virtual_findings
 
+            nb, _, tree, error = program(display, data)
+            if nb is not None:
                 found = virtual_findings(nb, found)
         else:
             _, tree, error = parse(display, data)
@@ -263,24 +258,6 @@ def inventory(files: Iterable, settings, findings_by_path: Dict[str, list]):
                 type(exc).__name__, str(exc) or "cannot build the kernel model")})
     entries.sort(key=lambda e: (e["file"], e.get("cell") or 0, e["line"]))
     return entries, errors
-
-
-def _notebook(display: str, data: bytes):
-    """(notebook, tree of its joined code cells, None) or (None, None, the
-    E902/E999 finding ``check`` reports)."""
-    from .notebook import NotebookError, error_finding, parse as parse_notebook, relabel
-    from .pipeline import parse
-    from .source import SourceFile
-
-    try:
-        nb = parse_notebook(data)
-    except NotebookError as exc:
-        return None, None, error_finding(display, exc)
-    _, tree, error = parse(display, b"", source=SourceFile.from_text(nb.text))
-    if error is not None:
-        cell, line = nb.locate(error.line)
-        error = error._replace(message="cell %d, line %d: %s" % (cell, line, relabel(nb, error.message)))
-    return nb, tree, error
 
 
 def _in_cells(nb, display: str, entry: Dict[str, object]) -> Dict[str, object]:

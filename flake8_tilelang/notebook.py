@@ -476,6 +476,25 @@ def relabel(nb: Notebook, text):
     return _LINE_REF.sub(cell_line, text)
 
 
+def program(display: str, data: bytes):
+    """(notebook, its joined code cells as a SourceFile, their tree, None), or
+    Nones and the E902 / E999 finding (an E999 names its cell)."""
+    from .pipeline import parse as parse_python
+    from .source import SourceFile
+
+    try:
+        nb = parse(data)
+    except NotebookError as exc:
+        return None, None, None, error_finding(display, exc)
+    source = SourceFile.from_text(nb.text)
+    _, tree, error = parse_python(display, b"", source=source)
+    if error is not None:
+        cell, line = nb.locate(error.line)
+        error = error._replace(message="cell %d, line %d: %s" % (cell, line, relabel(nb, error.message)))
+        return None, None, None, error
+    return nb, source, tree, None
+
+
 def error_finding(display: str, exc: NotebookError):
     from .pipeline import simple
     from .settings import IO_ERROR

@@ -499,16 +499,11 @@ def cmd_kernels(args) -> int:
 def _notebook_program(display: str, data: bytes):
     """(notebook, its joined code cells as a SourceFile, their tree), or
     Nones for a notebook ``check`` reports as E902 / E999."""
-    import ast
-
-    from ..notebook import NotebookError, parse as parse_notebook
-    from ..source import SourceFile
+    from ..notebook import program
 
     try:
-        nb = parse_notebook(data)
-        source = SourceFile.from_text(nb.text)
-        return nb, source, ast.parse(nb.text, display)
-    except (NotebookError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return program(display, data)[:3]
+    except (ValueError, RecursionError, MemoryError):
         return None, None, None
 
 

@@ -113,10 +113,16 @@ def fix_changes(fixes: Sequence[Fix], own_path: str, load: Callable[[str], Optio
 
 
 def _clashes(spans, edit: Edit) -> bool:
-    for start, end in spans:
-        if edit.start < end and start < edit.end:
+    return spans_clash(spans, edit.start, edit.end)
+
+
+def spans_clash(spans, start, end) -> bool:
+    """Whether ``[start, end)`` overlaps one of ``spans`` (two insertions at
+    one place clash too)."""
+    for a, b in spans:
+        if start < b and a < end:
             return True
-        if edit.start == edit.end == start == end:  # two insertions at one place
+        if start == end == a == b:
             return True
     return False
 

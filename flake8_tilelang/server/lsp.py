@@ -715,13 +715,11 @@ class TilelangServer(LanguageServer):
                 if not future.done():
                     future.set_result(state)
 
-    def cell_fix_edit(self, cell_uri: str, fix, notebook: bool = False) -> Optional[types.WorkspaceEdit]:
+    def notebook_fix_edit(self, notebook_uri: str, fix) -> Optional[types.WorkspaceEdit]:
         """A notebook finding's fix as edits of the cells it touches (each
         edit knows its cell: ``notebook.map_findings``); None when an edit is
-        in another file or in a cell the client does not sync. ``notebook``:
-        ``cell_uri`` is the notebook's own uri."""
-        nb = self.workspace.get_notebook_document(
-            notebook_uri=cell_uri if notebook else self.cell_owner.get(cell_uri, ""))
+        in another file or in a cell the client does not sync."""
+        nb = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
         if nb is None:
             return None
         cells = {number: cell.document for number, cell in enumerate(nb.cells, 1)}
@@ -834,13 +832,13 @@ class TilelangServer(LanguageServer):
             taken: Dict[str, list] = {}
             changes: Dict[str, List[types.TextEdit]] = {}
             for fix in logic.fix_all(state.findings, self.unsafe_fixes):
-                edit = self.cell_fix_edit(notebook, fix, notebook=True)
+                edit = self.notebook_fix_edit(notebook, fix)
                 if edit is None:
                     continue
                 spans = [(cell, (e.range.start.line, e.range.start.character),
                           (e.range.end.line, e.range.end.character)) for cell, edits in edit.changes.items()
                          for e in edits]
-                if any(_overlap(taken.get(cell, ()), a, b) for cell, a, b in spans):
+                if any(logic.spans_clash(taken.get(cell, ()), a, b) for cell, a, b in spans):
                     continue  # like `check --fix`: the rest after the next lint
                 for cell, a, b in spans:
                     taken.setdefault(cell, []).append((a, b))
@@ -985,10 +983,6 @@ def _too_big(text: str) -> Optional[str]:
     if size <= MAX_FILE_BYTES:
         return None
     return "not checked: this buffer is %s, above the %s limit for one file" % (size_text(size), size_text(MAX_FILE_BYTES))
-
-
-def _overlap(spans, start, end) -> bool:
-    return any(start < b and a < end or start == end == a == b for a, b in spans)
 
 
 def _range(start, end) -> types.Range:
@@ -1201,7 +1195,7 @@ async def _code_actions(ls: TilelangServer, params: types.CodeActionParams):
             continue  # E999 / E902: nothing to fix or silence; a notebook's JSON is not edited here
         diag = ls.diagnostic(state, f)
         if logic.applicable(f.fix, ls.unsafe_fixes) and in_cell:
-            edit = ls.cell_fix_edit(uri, f.fix)  # its edits may be in other cells of the notebook
+            edit = ls.notebook_fix_edit(ls.cell_owner[uri], f.fix)  # its edits may be in other cells
             if edit is not None:
                 actions.append(types.CodeAction(
                     title="%s (%s)%s" % (f.fix.title, f.code, "" if f.fix.applicability == SAFE else " [unsafe]"),
