@@ -101,6 +101,14 @@ class Client:
             text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
         return uri
 
+    def open_notebook(self, uri, cells, docs, notebook_type="jupyter-notebook"):
+        """notebookDocument/didOpen: ``cells`` (NotebookCell, every cell in
+        order) and ``docs`` (TextDocumentItem, the synced cells' texts)."""
+        self.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(uri=uri, notebook_type=notebook_type, version=1,
+                                                     cells=cells),
+            cell_text_documents=docs))
+
     def change(self, uri, text):
         """A whole-document change (what a client without incremental sync sends)."""
         self.texts[uri] = text

@@ -500,6 +500,17 @@ def test_the_server_lints_a_notebook_document_without_crashing(tmp_path):
 
 
 
+def _harness():
+    """(Client, run) of tests/lsp_harness.py, and lsprotocol's types; skips
+    without pygls."""
+    pytest.importorskip("pygls")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lsprotocol import types
+    from lsp_harness import Client, run
+
+    return Client, run, types
+
+
 def _lsp_notebook(path):
     """The LSP notebook document an editor sends for a .ipynb file: every
     cell in order, a text document for each code cell only (markdown and raw
@@ -525,10 +536,7 @@ def test_the_server_lints_an_lsp_notebook_document_per_cell(tmp_path):
     are one module, each cell gets its own findings on its own lines, with
     hover and a noqa action there; an edit of a cell re-lints; closing the
     notebook clears every cell."""
-    pytest.importorskip("pygls")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from lsprotocol import types
-    from lsp_harness import Client, run as run_async
+    Client, run_async, types = _harness()
 
     path = tmp_path / "nb.ipynb"
     path.write_bytes(fixture("combine_scope.ipynb"))
@@ -541,10 +549,7 @@ def test_the_server_lints_an_lsp_notebook_document_per_cell(tmp_path):
     async def scenario():
         c = Client()
         init = await c.start(str(tmp_path), notebooks=True)
-        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
-                                                     cells=cells),
-            cell_text_documents=docs))
+        c.open_notebook(uri, cells, docs)
         first = await c.diagnostics(kernel_cell)
         config = c.published.get(config_cell, [])  # a clean cell: nothing published
         scope = [d for d in first if d.code == "TLA001"][0]
@@ -589,10 +594,7 @@ def test_the_server_lints_an_lsp_notebook_document_per_cell(tmp_path):
 def test_the_server_survives_odd_notebook_documents(tmp_path):
     """A change of a notebook it never opened, a cell that does not parse,
     a notebook with an unusual URI: each answered, none stops the server."""
-    pytest.importorskip("pygls")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from lsprotocol import types
-    from lsp_harness import Client, run as run_async
+    Client, run_async, types = _harness()
 
     kernel = "import tilelang\nimport tilelang.language as T\n"
     broken = "def f(:\n    pass\n"
@@ -604,14 +606,12 @@ def test_the_server_survives_odd_notebook_documents(tmp_path):
         c.lsp.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
             notebook_document=types.VersionedNotebookDocumentIdentifier(version=2, uri="untitled:never-opened"),
             change=types.NotebookDocumentChangeEvent()))
-        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri="untitled:Untitled-1", notebook_type="interactive", version=1, cells=[
-                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_a),
-                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_b)]),
-            cell_text_documents=[
-                types.TextDocumentItem(uri=cell_a, language_id="python", version=1, text=kernel),
-                types.TextDocumentItem(uri=cell_b, language_id="python", version=1, text=broken)]))
+        c.open_notebook("untitled:Untitled-1", [
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_a),
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_b)], [
+            types.TextDocumentItem(uri=cell_a, language_id="python", version=1, text=kernel),
+            types.TextDocumentItem(uri=cell_b, language_id="python", version=1, text=broken)],
+            notebook_type="interactive")
         bad = await c.diagnostics(cell_b)
         hover = await c.hover(cell_a, 0, 3)
         actions = await c.code_actions(cell_b, (0, 0), (1, 0), only=[types.CodeActionKind.SourceFixAll])
@@ -625,10 +625,7 @@ def test_the_server_survives_odd_notebook_documents(tmp_path):
 
 
 def test_a_notebook_of_many_clean_cells_publishes_only_where_there_are_findings(tmp_path):
-    pytest.importorskip("pygls")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from lsprotocol import types
-    from lsp_harness import Client, run as run_async
+    Client, run_async, types = _harness()
 
     path = tmp_path / "nb.ipynb"
     path.write_bytes(fixture("combine_scope.ipynb"))
@@ -642,10 +639,7 @@ def test_a_notebook_of_many_clean_cells_publishes_only_where_there_are_findings(
     async def scenario():
         c = Client()
         await c.start(str(tmp_path), notebooks=True)
-        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
-                                                     cells=cells),
-            cell_text_documents=docs))
+        c.open_notebook(uri, cells, docs)
         found = await c.diagnostics(kernel_cell)
         published = dict(c.published)
         await c.stop()
@@ -658,10 +652,7 @@ def test_a_notebook_of_many_clean_cells_publishes_only_where_there_are_findings(
 def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
     """TLA005 in the kernel's cell (3) is fixed by removing a key of the dict
     in cell 2: the quick fix is an edit of cell 2's document."""
-    pytest.importorskip("pygls")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from lsprotocol import types
-    from lsp_harness import Client, run as run_async
+    Client, run_async, types = _harness()
 
     path = tmp_path / "nb.ipynb"
     path.write_bytes(fixture("cross_cell_fix.ipynb"))
@@ -671,10 +662,7 @@ def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
     async def scenario():
         c = Client()
         await c.start(str(tmp_path), notebooks=True)
-        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
-                                                     cells=cells),
-            cell_text_documents=docs))
+        c.open_notebook(uri, cells, docs)
         found = await c.diagnostics(kernel_cell)
         flag = [d for d in found if d.code == "TLA005"][0]
         actions = await c.code_actions(kernel_cell, (flag.range.start.line, 0), (flag.range.start.line, 40))
@@ -694,10 +682,7 @@ def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
 
 
 def test_deleting_the_kernel_cell_clears_its_diagnostics(tmp_path):
-    pytest.importorskip("pygls")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from lsprotocol import types
-    from lsp_harness import Client, run as run_async
+    Client, run_async, types = _harness()
 
     path = tmp_path / "nb.ipynb"
     path.write_bytes(fixture("combine_scope.ipynb"))
@@ -707,10 +692,7 @@ def test_deleting_the_kernel_cell_clears_its_diagnostics(tmp_path):
     async def scenario():
         c = Client()
         await c.start(str(tmp_path), notebooks=True)
-        c.lsp.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
-                                                     cells=cells),
-            cell_text_documents=docs))
+        c.open_notebook(uri, cells, docs)
         first = await c.diagnostics(kernel_cell)
         seen = c.seen(kernel_cell)
         c.lsp.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
