@@ -679,6 +679,14 @@ def test_a_cell_quick_fix_edits_the_cell_that_holds_the_config(tmp_path):
     (edit,) = fixes[0].edit.changes[config_cell]
     assert (edit.range.start.line, edit.range.end.line, edit.new_text) == (2, 3, "")
     assert kernel_cell not in fixes[0].edit.changes
+    # the same result as `check --fix` on the file (the edit oracle judges that path)
+    (whole_edit,) = whole.edit.changes[config_cell]
+    cell_text = [d.text for d in docs if d.uri == config_cell][0].split("\n")
+    fixed_cell = "\n".join(cell_text[:whole_edit.range.start.line] + cell_text[whole_edit.range.end.line:])
+    subprocess.run([sys.executable, "-m", "flake8_tilelang", "check", "--no-cache", "--isolated", "--fix", "-q",
+                    str(path)], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True)
+    fixed = json.loads(path.read_text(encoding="utf-8"))["cells"][1]["source"]
+    assert fixed_cell == (fixed if isinstance(fixed, str) else "".join(fixed))
 
 
 def test_deleting_the_kernel_cell_clears_its_diagnostics(tmp_path):
