@@ -686,15 +686,14 @@ class TilelangServer(LanguageServer):
         had = set(self.notebooks.get(uri, ()))
         published = []
         for number, cell in enumerate(nb.cells, 1):
-            found = by_cell.get(number)
-            if loose and cell.kind == types.NotebookCellKind.Code and self.cell_text(cell.document) is not None:
-                found, loose = loose + (found or []), []
-            if not found and cell.document not in had:
+            found = by_cell.get(number, [])
+            if not found and not loose and cell.document not in had:
                 continue
-            text = self.cell_text(cell.document)
-            if text is None or cell.kind != types.NotebookCellKind.Code:
+            text = self.cell_text(cell.document) if cell.kind == types.NotebookCellKind.Code else None
+            if text is None:
                 continue
-            found = found or []
+            if loose:  # the first code cell
+                found, loose = loose + found, []
             cell_state = DocState(self.workspace.get_text_document(cell.document).version,
                                   SourceFile.from_text(text), found, standalone, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -743,7 +742,10 @@ class TilelangServer(LanguageServer):
         if state is not None and state.findings:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
 
-    def close_notebook(self, uri: str) -> None:
+    def close(self, uri: str) -> Optional[DocState]:
+        """Forget a closed buffer (a text document, or a notebook and its
+        cells' diagnostics): its timer, queue entry and waiters; its last
+        result, returned."""
         for cell_uri in self.notebooks.pop(uri, ()):
             self._forget_cell(cell_uri)
         timer = self.timers.pop(uri, None)
@@ -751,10 +753,10 @@ class TilelangServer(LanguageServer):
             timer.cancel()
         self.open_uris.pop(uri, None)
         self.pending.pop(uri, None)
-        self.docs.pop(uri, None)
         for future in self.waiters.pop(uri, []):
             if not future.done():
                 future.set_result(None)
+        return self.docs.pop(uri, None)
 
     async def fresh(self, uri: str, timeout: float = FRESH_WAIT) -> Optional[DocState]:
         """The state of the buffer as it is now: waits (without blocking
@@ -1063,15 +1065,7 @@ def create_server() -> TilelangServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TilelangServer, params: types.DidCloseTextDocumentParams):
         uri = params.text_document.uri
-        timer = ls.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        ls.open_uris.pop(uri, None)
-        ls.pending.pop(uri, None)
-        for future in ls.waiters.pop(uri, []):
-            if not future.done():
-                future.set_result(None)
-        if ls.docs.pop(uri, None) is not None:
+        if ls.close(uri) is not None:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             ls.relint_dependents(uri)
 
@@ -1090,7 +1084,7 @@ def create_server() -> TilelangServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_close(ls: TilelangServer, params: types.DidCloseNotebookDocumentParams):
-        ls.close_notebook(params.notebook_document.uri)
+        ls.close(params.notebook_document.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: TilelangServer, params: types.DidChangeWatchedFilesParams):
