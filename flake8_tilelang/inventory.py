@@ -266,10 +266,10 @@ def _in_cells(nb, display: str, entry: Dict[str, object]) -> Dict[str, object]:
     ``line 28`` in texts as ``cell 6, line 1``."""
     from .notebook import relabel
 
-    def place(d: Dict[str, object], key: str = "line") -> None:
-        line = d.get(key)
+    def place(d: Dict[str, object]) -> None:
+        line = d.get("line")
         if isinstance(line, int) and line > 0:
-            d["cell"], d[key] = nb.locate(line)
+            d["cell"], d["line"] = nb.locate(line)
 
     place(entry)
     for site in entry["sites"]:  # type: ignore[union-attr]
