@@ -365,3 +365,15 @@ def test_half_arithmetic_in_a_macro_of_another_module_is_reported_on_the_kernels
     (tmp_path / "kern.py").write_text(kernel.replace('hadamard(1024)\n', '', 1))
     main(["check", "--isolated", "--no-cache", "--select", "TLA131", "--output-format", "json", "kern.py"])
     assert json.loads(capsys.readouterr().out) == []  # float32 only
+
+
+def test_a_gpu_style_launch_gets_no_on_chip_finding():
+    """`T.Kernel(n, threads=128)` without `is_npu=True` is a GPU launch frame
+    (the upstream tests forks carry): no on-chip memory, Cube or event id to
+    judge. The same kernel launched on the NPU is judged."""
+    npu = UB_KERNEL + 'kernel = scale(1024, 8192, 64, block_N=8192)\n'
+    assert [d.code for d in only(npu, "TLA101")] == ["TLA101"]
+    gpu = npu.replace("T.Kernel(M // block_M, is_npu=True) as (cid, vid)", "T.Kernel(M // block_M, threads=128) as bx")
+    assert gpu != npu and only(gpu, "TLA101") == []
+    explicit = npu.replace("is_npu=True", "is_npu=False")
+    assert only(explicit, "TLA101") == []

@@ -290,7 +290,7 @@ class Kernel:
     def gpu_style(self) -> bool:
         """Every launch is ``T.Kernel(n, ...)`` without ``is_npu=True`` (its
         default is False): a GPU-style launch frame (``threads`` defaults to
-        128), not an NPU kernel; the on-chip rules do not judge it."""
+        128), not an NPU kernel (``FileModel.npu_kernels`` leaves it out)."""
         return bool(self.launches) and all(launch.is_npu is False for launch in self.launches)
 
     @property
@@ -402,6 +402,13 @@ class FileModel:
         # (an NPU launch, an Ascend switch, an Ascend-only primitive).
         self.is_ascend = _looks_ascend(self)
         self._views: Dict[Tuple[str, ...], "FileModel"] = {}
+
+    @property
+    def npu_kernels(self) -> List[Kernel]:
+        """The kernels launched on the NPU: not a GPU-style ``T.Kernel(n)``
+        without ``is_npu=True`` (``Kernel.gpu_style``). The on-chip rules
+        judge these."""
+        return [k for k in self.kernels if not k.gpu_style]
 
     def for_dialects(self, dialects: Tuple[str, ...]) -> "FileModel":
         """The model as a rule about ``dialects`` sees it (the one place

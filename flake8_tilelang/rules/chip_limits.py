@@ -90,9 +90,7 @@ tile.
 )
 def onchip_capacity_exceeded(model) -> Iterator[Report]:
     chip = chips.current()
-    for kernel in model.kernels:
-        if kernel.gpu_style:
-            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
+    for kernel in model.npu_kernels:
         kf = facts(model, kernel)
         if not kf.alloc_uses:
             continue
@@ -169,9 +167,7 @@ to 32 bytes instead of the buffer's row pitch (PR #1537); and the UB side of
                "#996, #1304, #1682, #1717, #1773; PR #1453, #1537, #1774.",
 )
 def ub_row_not_32b_aligned(model) -> Iterator[Report]:
-    for kernel in model.kernels:
-        if kernel.gpu_style:
-            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
+    for kernel in model.npu_kernels:
         kf = facts(model, kernel)
         for copy in kf.copies:
             ends = (copy.src, copy.dst)
@@ -297,9 +293,7 @@ rest is zero-padded (#1195). Nothing reports it.
     references="bug-classes §2.4; `tilelang/language/copy.py:65-79,196-270`; #1195.",
 )
 def gm_slice_scalar_last_dim(model) -> Iterator[Report]:
-    for kernel in model.kernels:
-        if kernel.gpu_style:
-            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
+    for kernel in model.npu_kernels:
         kf = facts(model, kernel)
         for copy in kf.copies:
             if not kf.compiled(copy.use):
@@ -357,9 +351,7 @@ may alias another pair's event, giving a race or a hang on the device
 def event_id_out_of_range(model) -> Iterator[Report]:
     chip = chips.current()
     low, high = chip.event_ids.value
-    for kernel in model.kernels:
-        if kernel.gpu_style:
-            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
+    for kernel in model.npu_kernels:
         kf = facts(model, kernel)
         for use in kf.flags:
             if not kf.compiled(use):
@@ -425,9 +417,7 @@ only ranks and K (`tilelang/language/ascend.py:343-400`).
 )
 def cube_dtype_unsupported(model) -> Iterator[Report]:
     chip = chips.current()
-    for kernel in model.kernels:
-        if kernel.gpu_style:
-            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
+    for kernel in model.npu_kernels:
         kf = facts(model, kernel)
         for use, names in kf.gemms:
             if len(names) < 3 or None in names:
@@ -495,9 +485,7 @@ pointing into the generated `$TMPDIR/tmpXXXX.cpp`, not at your line (#471,
     references="bug-classes §2.5; #471, #1504; PR #1513, #1697.",
 )
 def half_scalar_arith(model) -> Iterator[Report]:
-    for kernel in model.kernels:
-        if kernel.gpu_style:
-            continue  # no NPU launch: no on-chip memory, Cube or event ids to judge
+    for kernel in model.npu_kernels:
         kf = facts(model, kernel)
         if not any(b.dtype in HALF for site in kf.sites for b in site.buffers.values()) or not kf.scalar_arith:
             continue
