@@ -589,3 +589,59 @@ def test_inert_refuses_what_could_reach_module_state(body):
     ev = model.resolver.evaluator()
     (fn,) = [f for f in ev.b.functions if f.name == "f"]
     assert not ev.inert(fn)
+
+
+@pytest.mark.parametrize("call", [
+    'exec("CFG[AUTO] = False")',
+    'globals()["CFG"] = {AUTO: False}',
+    'namespace = globals(); namespace["CFG"] = {AUTO: False}',
+    'locals().update(CFG={AUTO: False})',
+    'vars().pop("CFG")',
+    'del globals()["SIZES"]',
+    'exec("pass", globals())',
+    'eval("CFG.pop(AUTO)")',
+    'eval(source)',
+])
+def test_code_from_a_string_or_a_namespace_dict_makes_the_module_unknown(call):
+    """exec / eval / globals() / locals(): any module name may be rebound and
+    any container changed; what follows is unknown, not the value before."""
+    body = """
+        source = "CFG.clear()"
+        CFG = {AUTO: True}
+        SIZES = [64, 128]
+        %s
+        FLAG = CFG[AUTO]
+        FIRST = SIZES[0]
+    """ % call
+    assert final(body, "FLAG") is UNKNOWN
+    assert final(body, "FIRST") is UNKNOWN
+
+
+def test_reading_a_namespace_or_eval_of_a_plain_expression_changes_nothing():
+    body = """
+        CFG = {AUTO: True}
+        DTYPE = eval("T.float16")
+        OTHER = eval("CFG[AUTO]")
+        KERNEL = globals().get("build")
+        NAMES = sorted(globals())
+        COPY = dict(**globals())
+        FLAG = CFG[AUTO]
+    """
+    assert final(body, "FLAG") is True
+
+
+def test_vars_of_an_object_spoils_only_that_object():
+    body = """
+        class Options:
+            pass
+
+
+        opts = Options()
+        opts.cfg = {AUTO: True}
+        CFG = {AUTO: True}
+        vars(opts)["cfg"] = {AUTO: False}
+        SEEN = opts.cfg[AUTO]
+        FLAG = CFG[AUTO]
+    """
+    assert final(body, "SEEN") is UNKNOWN
+    assert final(body, "FLAG") is True

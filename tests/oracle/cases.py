@@ -626,4 +626,38 @@ for step in range(len(sys.argv) + 1):
     score = reference([step, 2, 3])
     kernel = tilelang.compile(build(64), pass_configs=CFG)
 """, None),
+    # Code run from a string, and namespaces handed out as dicts: the engine
+    # does not read them, so every name of the module (and what the running
+    # frames hold) is unknown after them, never the value from before.
+    Case("namespace_exec_rewrites_the_config", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+exec("CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False")
+kernel = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
+    Case("namespace_globals_rebinds_the_config", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def relax():
+    globals()["CFG"] = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+relax()
+kernel = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
+    Case("namespace_vars_writes_an_attribute", """
+class Options:
+    pass
+
+
+opts = Options()
+opts.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+vars(opts)["cfg"] = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+kernel = tilelang.compile(build(64), pass_configs=opts.cfg)
+""", None),
+    Case("namespace_eval_with_a_walrus", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+eval("CFG.update({PassConfigKey.TL_ASCEND_AUTO_SYNC: False})")
+kernel = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
 ]

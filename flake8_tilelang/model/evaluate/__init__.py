@@ -22,6 +22,11 @@ imported or executed for real.
   into a container or attribute, a global, a call of another module or of a
   library function with effects: ``self.effects`` counts them where they
   happen), so a value one iteration leaves for the next is seen.
+- Code run from a string (``exec``, and ``eval`` of anything but a plain
+  expression) and writes through a namespace dict (``globals()["CFG"] = ...``,
+  ``vars().update(...)``, ``register(globals())``) are not read: after them
+  every name of the module is unknown and every container the running frames
+  hold is spoiled. Reading ``globals()`` changes nothing.
 - ``tilelang.compile`` reads its config where it is called; a jit decorator
   keeps the dict object and reads it when the kernel is compiled (after the
   module has run).

@@ -13,6 +13,7 @@ from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
+    NamespaceV,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
@@ -40,6 +41,11 @@ READ_METHODS = frozenset({"dict.get", "dict.copy", "dict.keys", "dict.values", "
 OUTPUT_ONLY = (C.JIT_NAMES | C.AUTOTUNE_NAMES | C.COMPILE_NAMES | C.LOWER_NAMES | C.PASS_CONTEXT_NAMES
                | C.PASS_CONFIG_KEY_CLASSES | EFFECT_FREE_BUILTINS
                | frozenset({"dict.fromkeys", "functools.partial", "functools.wraps", "contextlib.contextmanager"}))
+
+
+# Callables that only read a namespace dict handed to them (``dict(globals())``).
+_READS_A_NAMESPACE = frozenset({"dict", "len", "print", "sorted", "list", "tuple", "set", "iter", "repr", "str",
+                                "isinstance", "id", "hash", "any", "all", "sum", "min", "max"})
 
 
 def pure_library(q: str) -> bool:
@@ -86,9 +92,16 @@ class Calls:
         return self.call_value(func, tuple(args), kwargs, site, frame, call_node=node)
 
     def call_value(self, func, args: tuple, kwargs: Dict[str, tuple], node, frame: Frame, call_node=None):
+        t = type(func)  # the value classes have no subclasses: exact type tests
+        if args or kwargs:
+            for a in args:
+                if type(a) is NamespaceV and not (t is LibV and func.q in _READS_A_NAMESPACE):
+                    self.havoc_namespace(a.frame)  # `register(globals())`, `exec(src, globals())`
+            for v in kwargs.values():
+                if type(v[0]) is NamespaceV:
+                    self.havoc_namespace(v[0].frame)
         if func is UNKNOWN:
             return UNKNOWN
-        t = type(func)  # the value classes have no subclasses: exact type tests
         # What a call may change beyond the frames it creates (see unknown_loop):
         # a library call that is not pure, a method of a dict or list that is not
         # a read, another module's function or import. A function of this module

@@ -11,6 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
+    NamespaceV,
     LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
 )
 
@@ -22,6 +23,7 @@ BUILTINS = frozenset({
     "ModuleNotFoundError", "AttributeError", "SystemExit", "reversed", "any", "all", "iter", "next",
     "True", "False", "None", "open", "vars", "id", "hash", "repr", "format", "round", "divmod", "pow",
     "map", "filter", "sum", "callable", "setattr", "delattr", "globals", "locals", "input", "exit", "quit",
+    "exec", "eval",
 })
 BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -36,6 +38,9 @@ COMPARE = {
 
 _Name, _Constant, _Call, _Attribute, _BinOp, _Slice = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.BinOp, ast.Slice
 _NOT_BOUND = object()
+# Methods of a namespace dict (``globals()``) that only read it.
+_NAMESPACE_READERS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__",
+                                "__iter__"})
 
 
 class Expressions:
@@ -365,6 +370,10 @@ class Expressions:
             return LibV(obj.q + "." + attr)
         if isinstance(obj, ImportV):
             return ImportV(obj.q + "." + attr, obj.ev)  # followed when used
+        if type(obj) is NamespaceV:
+            if attr not in _NAMESPACE_READERS:
+                self.havoc_namespace(obj.frame)  # `globals().update(...)`, `.pop`, `.setdefault`
+            return UNKNOWN
         if isinstance(obj, LazyCallV):
             obj = self.deref(obj)
         if isinstance(obj, str):

@@ -15,7 +15,8 @@ from .expressions import BUILTINS
 from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
-    EnumMemberV, InstanceV, LibV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, kernels_of, mklist, plain, raw_of, seq_known, spoil,
+    EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc,
+    kernels_of, mklist, plain, raw_of, seq_known, spoil,
 )
 
 # names whose values are never looked up in the user's project
@@ -36,12 +37,20 @@ FOREIGN_ROOTS = (C.THIRD_PARTY_ROOTS - {"tilelang", "tvm"}) | frozenset({
     "logging", "warnings", "argparse", "copy", "heapq", "bisect", "fractions", "decimal", "numbers", "array",
     "csv", "hashlib", "matplotlib",
 })
-# The builtins the evaluator knows (``BUILTINS``) that it models without an
-# effect: all but setattr/delattr, which change the object they are given.
-EFFECT_FREE_BUILTINS = BUILTINS - {"setattr", "delattr"}
 # Names that reach a module's namespace: never read by an inert function.
 NAMESPACE_BUILTINS = frozenset({"setattr", "delattr", "globals", "locals", "vars", "exec", "eval", "compile",
                                 "__import__", "__builtins__"})
+# The builtins the evaluator knows (``BUILTINS``) that it models without an
+# effect: all but those that change the object they are given (setattr,
+# delattr) or reach a namespace (exec, eval, globals(), locals(), vars()).
+EFFECT_FREE_BUILTINS = BUILTINS - NAMESPACE_BUILTINS
+# Code run from a string (after which any name of the module may hold
+# anything), and namespaces handed out as a dict that later writes may go
+# through (``NamespaceV``).
+_NAMESPACE_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars"})
+# What an `eval` string may hold and still change nothing (`eval("torch.float16")`).
+_PURE_EVAL_NODES = (ast.Expression, ast.Name, ast.Attribute, ast.Constant, ast.Load, ast.Subscript, ast.Tuple,
+                    ast.List, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Slice)
 
 
 class Event:
@@ -72,8 +81,41 @@ class Event:
 
 
 
+def _pure_eval(source) -> bool:
+    """A string ``eval`` reads a value from without changing anything: names,
+    attributes, constants, subscripts and arithmetic, no call."""
+    if not isinstance(source, str) or len(source) > 200:
+        return False
+    try:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return all(isinstance(node, _PURE_EVAL_NODES) for node in ast.walk(tree))
+
+
 class Library:
     """Mixin of ``Evaluator``: calls of library names, compile sites."""
+
+    def havoc_namespace(self, frame: Frame) -> None:
+        """``exec(...)``, ``eval(...)``, ``globals()``, ``locals()``, ``vars()``:
+        code the evaluator does not read may rebind any name of the module and
+        change in place anything the running frames hold. Every module name
+        becomes unknown and every container those frames hold is spoiled, so
+        what follows reads as unknown (never as the value before the call)."""
+        self.effects += 1
+        f = frame
+        while f is not None:
+            for value in list(f.vars.values()):
+                havoc(value)  # not deref'd: a pending call of another module stays pending
+            f = f.parent
+        module = frame.module if frame is not None else self.module_frame
+        for f in (module, self.module_frame):
+            if f is None:
+                continue
+            for name in list(f.vars):
+                value = f.vars[name]
+                havoc(value)
+                f.vars[name] = UNKNOWN
 
     # -- library calls -------------------------------------------------------
     def library(self, q: str, args: tuple, kwargs, node, frame: Frame):
@@ -131,6 +173,15 @@ class Library:
                 else:
                     result.entries[k] = (v, vnode, vnode, self.filename)
             return result
+        if q in _NAMESPACE_CALLS:
+            if q == "vars" and args:
+                havoc(self.deref(args[0]))  # its __dict__: written through later
+            elif q in ("exec", "eval"):
+                if not (q == "eval" and len(args) == 1 and not kwargs and _pure_eval(args[0])):
+                    self.havoc_namespace(frame)
+            elif not args and not kwargs:
+                return NamespaceV(frame)  # globals(), locals(), vars(): written through later, maybe
+            return UNKNOWN
         if q in ("setattr", "delattr") and len(args) == (3 if q == "setattr" else 2) and not kwargs:
             if isinstance(args[1], str):
                 self.set_attr(args[0], args[1], args[2] if q == "setattr" else UNKNOWN)

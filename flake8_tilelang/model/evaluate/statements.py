@@ -9,6 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
 from .values import (
     MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, Module,
+    NamespaceV,
     PassContextV,
     hashable, havoc, join, join_vars, mklist, seq_known, truth,
 )
@@ -599,6 +600,9 @@ class Statements:
 
     def set_item(self, obj, key, value, key_node, value_node) -> None:
         obj = self.deref(obj)
+        if type(obj) is NamespaceV:
+            self.havoc_namespace(obj.frame)  # `globals()["CFG"] = ...`
+            return
         if isinstance(obj, (DictV, list)):
             self.effects += 1
         if isinstance(obj, DictV):
@@ -625,6 +629,9 @@ class Statements:
 
     def del_item(self, obj, key) -> None:
         obj = self.deref(obj)
+        if type(obj) is NamespaceV:
+            self.havoc_namespace(obj.frame)
+            return
         if not isinstance(obj, DictV):
             return
         self.effects += 1

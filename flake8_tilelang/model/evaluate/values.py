@@ -161,6 +161,17 @@ class LibV:
         return hash(("LibV", self.q))
 
 
+class NamespaceV:
+    """``globals()``, ``locals()``, ``vars()``: a frame's names as a dict. Reading
+    through it is unknown; writing through it, or handing it to a call that
+    could, makes the module's names unknown (``Library.havoc_namespace``)."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame):
+        self.frame = frame
+
+
 class ImportV:
     """A name imported from a module that may be the user's (resolved lazily)."""
 
