@@ -601,6 +601,8 @@ def test_inert_refuses_what_could_reach_module_state(body):
     'exec("pass", globals())',
     'eval("CFG.pop(AUTO)")',
     'eval(source)',
+    'eval("torch." + source + "()")',
+    'eval(f"torch.{source}()")',
 ])
 def test_code_from_a_string_or_a_namespace_dict_makes_the_module_unknown(call):
     """exec / eval / globals() / locals(): any module name may be rebound and
@@ -622,6 +624,9 @@ def test_reading_a_namespace_or_eval_of_a_plain_expression_changes_nothing():
         CFG = {AUTO: True}
         DTYPE = eval("T.float16")
         OTHER = eval("CFG[AUTO]")
+        def tensor(dtype):
+            return eval("torch." + dtype), eval(f"torch.{dtype}")
+        tensor(__name__)
         KERNEL = globals().get("build")
         NAMES = sorted(globals())
         COPY = dict(**globals())
@@ -645,3 +650,46 @@ def test_vars_of_an_object_spoils_only_that_object():
     """
     assert final(body, "SEEN") is UNKNOWN
     assert final(body, "FLAG") is True
+
+
+@pytest.mark.parametrize("body", [
+    """
+        import asyncio
+
+        CFG = {AUTO: True}
+
+        async def compile_all():
+            return tilelang.compile(build(1), pass_configs=CFG)
+
+        pending = compile_all()
+        CFG[AUTO] = False
+        asyncio.run(pending)
+    """,
+    """
+        CFG = {AUTO: True}
+
+        def compile_all():
+            yield tilelang.compile(build(1), pass_configs=CFG)
+
+        pending = compile_all()
+        CFG[AUTO] = False
+        for kernel in pending:
+            pass
+    """,
+])
+def test_a_generator_or_coroutine_runs_where_it_is_consumed(body):
+    sites = [s for s in model_of(body).sites if s.site.kind == "compile"]
+    assert sites and all(s.config.state(C.AUTO_SYNC) is False for s in sites)
+
+
+def test_a_generator_never_consumed_compiles_nothing():
+    model = model_of("""
+        CFG = {AUTO: True}
+
+        def compile_all():
+            yield tilelang.compile(build(1), pass_configs=CFG)
+
+        pending = compile_all()
+    """)
+    [site] = [s for s in model.sites if s.site.kind == "compile"]
+    assert site.config.state(C.AUTO_SYNC) is None  # never reached: unknown, not on

@@ -660,4 +660,57 @@ CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
 eval("CFG.update({PassConfigKey.TL_ASCEND_AUTO_SYNC: False})")
 kernel = tilelang.compile(build(64), pass_configs=CFG)
 """, None),
+    Case("namespace_sys_modules_setattr_rebinds_the_config", """
+import sys
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+setattr(sys.modules[__name__], "CFG", {PassConfigKey.TL_ASCEND_AUTO_SYNC: False})
+kernel = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
+    # A generator's or coroutine's body runs when it is iterated or awaited,
+    # with the state of that moment, not when the function is called.
+    Case("deferred_coroutine_compiles_when_it_is_run", """
+import asyncio
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+async def compile_all():
+    return tilelang.compile(build(64), pass_configs=CFG)
+
+
+pending = compile_all()
+CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+kernel = asyncio.run(pending)
+""", None),
+    Case("deferred_generator_compiles_when_it_is_iterated", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def compile_all():
+    yield tilelang.compile(build(64), pass_configs=CFG)
+
+
+pending = compile_all()
+CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+kernels = list(pending)
+""", None),
+    Case("deferred_coroutine_awaited_in_another", """
+import asyncio
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+async def build_one():
+    return tilelang.compile(build(64), pass_configs=CFG)
+
+
+async def main():
+    job = build_one()
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+    return await job
+
+
+asyncio.run(main())
+""", None),
 ]

@@ -23,10 +23,15 @@ imported or executed for real.
   library function with effects: ``self.effects`` counts them where they
   happen), so a value one iteration leaves for the next is seen.
 - Code run from a string (``exec``, and ``eval`` of anything but a plain
-  expression) and writes through a namespace dict (``globals()["CFG"] = ...``,
+  expression or a ``"torch." + dtype`` name lookup) and writes through a namespace dict (``globals()["CFG"] = ...``,
   ``vars().update(...)``, ``register(globals())``) are not read: after them
   every name of the module is unknown and every container the running frames
-  hold is spoiled. Reading ``globals()`` changes nothing.
+  hold is spoiled. Reading ``globals()`` changes nothing. So is a write
+  through ``sys.modules[...]`` (``setattr(sys.modules[__name__], ...)``).
+- Calling a generator function or an ``async def`` runs nothing: its body
+  runs where the result is consumed (iterated, awaited, or handed to a
+  library call such as ``asyncio.run`` or ``list``), once, with the state of
+  that moment; a yielded value is made there. Never consumed, it never runs.
 - ``tilelang.compile`` reads its config where it is called; a jit decorator
   keeps the dict object and reads it when the kernel is compiled (after the
   module has run).

@@ -13,7 +13,7 @@ from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
-    NamespaceV,
+    PENDING, DeferredCallV, NamespaceV,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
@@ -46,6 +46,19 @@ OUTPUT_ONLY = (C.JIT_NAMES | C.AUTOTUNE_NAMES | C.COMPILE_NAMES | C.LOWER_NAMES 
 # Callables that only read a namespace dict handed to them (``dict(globals())``).
 _READS_A_NAMESPACE = frozenset({"dict", "len", "print", "sorted", "list", "tuple", "set", "iter", "repr", "str",
                                 "isinstance", "id", "hash", "any", "all", "sum", "min", "max"})
+
+
+def _yields(body) -> bool:
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is ast.Yield or t is ast.YieldFrom:
+            return True
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def pure_library(q: str) -> bool:
@@ -95,11 +108,16 @@ class Calls:
         t = type(func)  # the value classes have no subclasses: exact type tests
         if args or kwargs:
             for a in args:
-                if type(a) is NamespaceV and not (t is LibV and func.q in _READS_A_NAMESPACE):
+                ta = type(a)
+                if ta is NamespaceV and not (t is LibV and func.q in _READS_A_NAMESPACE):
                     self.havoc_namespace(a.frame)  # `register(globals())`, `exec(src, globals())`
+                elif ta is DeferredCallV and t is LibV:
+                    self.run_deferred(a)  # `asyncio.run(main())`, `list(gen())`, `next(gen)`
             for v in kwargs.values():
                 if type(v[0]) is NamespaceV:
                     self.havoc_namespace(v[0].frame)
+                elif type(v[0]) is DeferredCallV and t is LibV:
+                    self.run_deferred(v[0])
         if func is UNKNOWN:
             return UNKNOWN
         # What a call may change beyond the frames it creates (see unknown_loop):
@@ -382,10 +400,13 @@ class Calls:
         return UNKNOWN
 
     def call_function(self, func: FuncV, args: tuple, kwargs: Dict[str, tuple], node,
-                      unknown_args: bool = False):
+                      unknown_args: bool = False, now: bool = False):
         fn = func.fn
         if fn.is_prim_func or fn.is_macro or self.depth >= MAX_DEPTH or self.exhausted:
             return UNKNOWN
+        if not now and not unknown_args and self.deferred(fn):
+            self.executed.add(id(fn))  # called: not swept as a function nothing calls
+            return DeferredCallV(func, args, kwargs, node)
         self.tick()
         self.executed.add(id(fn))
         locals_ = self.locals_of(fn)
@@ -413,6 +434,27 @@ class Calls:
         for r in frame.returns[1:]:
             result = join(result, r)
         return result
+
+    def deferred(self, fn: Function) -> bool:
+        """Whether calling ``fn`` runs nothing yet: an ``async def`` or a
+        generator function (a ``yield`` of its own, not of a nested def)."""
+        known = self.deferred_memo.get(id(fn))
+        if known is None:
+            known = isinstance(fn.node, ast.AsyncFunctionDef) or _yields(fn.node.body)
+            self.deferred_memo[id(fn)] = known
+        return known
+
+    def run_deferred(self, value: DeferredCallV):
+        """Run a generator's or coroutine's body where it is consumed, once;
+        what it returns (a coroutine's value; a generator's items are not
+        followed)."""
+        if value.result is PENDING:
+            value.result = UNKNOWN  # re-entrance guard, and consumed once
+            func = value.func
+            run = lambda: func.ev.call_function(func, value.args, value.kwargs, value.node, now=True)  # noqa: E731
+            result = run() if func.ev is self else self.bridge(func.ev, run, value.node)
+            value.result = UNKNOWN if isinstance(func.fn.node, ast.FunctionDef) else result
+        return value.result
 
     def call_lambda(self, func: "LambdaV", args: tuple, kwargs) -> object:
         a = func.node.args

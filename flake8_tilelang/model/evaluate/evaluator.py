@@ -70,6 +70,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # module's function is called from another module's code (see Calls.bridge)
         self.arguments_file: Optional[str] = None
         self.inert_memo: Dict[int, bool] = {}
+        self.deferred_memo: Dict[int, bool] = {}
         # bumped by everything that may change state beyond the running frame's
         # names (a call, a store into a container, a global): see unknown_loop
         self.effects = 0

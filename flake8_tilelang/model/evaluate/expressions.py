@@ -11,7 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
-    NamespaceV,
+    DeferredCallV, NamespaceV,
     LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
 )
 
@@ -154,6 +154,16 @@ class Expressions:
             finally:
                 self.token = saved
             return join(a, b)
+        if t is ast.Yield or t is ast.YieldFrom:
+            # the yielded value is made (its calls run); what `send` passes back is unknown
+            if node.value is not None:
+                value = self.expr(node.value, frame)
+                if t is ast.YieldFrom:
+                    self.iterate(value)
+            return UNKNOWN
+        if t is ast.Await:
+            value = self.expr(node.value, frame)
+            return self.run_deferred(value) if type(value) is DeferredCallV else UNKNOWN
         if t is ast.NamedExpr:
             value = self.expr(node.value, frame)
             self.assign(node.target, value, frame, node.value)
@@ -260,6 +270,8 @@ class Expressions:
 
     def subscript(self, obj, key):
         obj = self.deref(obj)
+        if type(obj) is LibV and obj.q == "sys.modules":
+            return NamespaceV(self.module_frame)  # maybe this module: its names, written through later
         if isinstance(obj, LibV) and obj.q in C.PASS_CONFIG_KEY_CLASSES and isinstance(key, str):
             return self.getattr_(obj, key)  # PassConfigKey["TL_ASCEND_AUTO_SYNC"]
         if isinstance(obj, DictV):

@@ -4,6 +4,7 @@ and ``functools.partial``; compile sites are recorded as ``Event``s."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict
 
 from ... import constants as C
@@ -93,6 +94,44 @@ def _pure_eval(source) -> bool:
     return all(isinstance(node, _PURE_EVAL_NODES) for node in ast.walk(tree))
 
 
+_DOTTED_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\.\Z")
+_NAME_PART = re.compile(r"[A-Za-z0-9_.]*\Z")
+
+
+def _names_an_attribute(call) -> bool:
+    """``eval("torch." + dtype)``, ``eval(f"torch.{dtype}")``: a string made of
+    a constant dotted prefix and name parts, the way test code spells
+    ``getattr(torch, dtype)``. Read as that lookup (it changes nothing) even
+    when the part is not known."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.JoinedStr):
+        parts = list(arg.values)
+    else:
+        parts = []
+        while isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add):
+            parts.append(arg.right)
+            arg = arg.left
+        parts.append(arg)
+        parts.reverse()
+    if len(parts) < 2:
+        return False
+    first = parts[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and _DOTTED_PREFIX.match(first.value)):
+        return False
+    for part in parts[1:]:
+        if isinstance(part, ast.Constant):
+            if not (isinstance(part.value, str) and _NAME_PART.match(part.value)):
+                return False
+        elif isinstance(part, ast.FormattedValue):
+            if part.format_spec is not None or part.conversion != -1:
+                return False
+        elif not isinstance(part, (ast.Name, ast.Attribute, ast.Subscript)):
+            return False  # a call or anything else could be made to run code
+    return True
+
+
 class Library:
     """Mixin of ``Evaluator``: calls of library names, compile sites."""
 
@@ -177,7 +216,8 @@ class Library:
             if q == "vars" and args:
                 havoc(self.deref(args[0]))  # its __dict__: written through later
             elif q in ("exec", "eval"):
-                if not (q == "eval" and len(args) == 1 and not kwargs and _pure_eval(args[0])):
+                if not (q == "eval" and len(args) == 1 and not kwargs and
+                        (_pure_eval(args[0]) or _names_an_attribute(node))):
                     self.havoc_namespace(frame)
             elif not args and not kwargs:
                 return NamespaceV(frame)  # globals(), locals(), vars(): written through later, maybe

@@ -9,7 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
 from .values import (
     MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, Module,
-    NamespaceV,
+    DeferredCallV, NamespaceV,
     PassContextV,
     hashable, havoc, join, join_vars, mklist, seq_known, truth,
 )
@@ -342,6 +342,9 @@ class Statements:
 
     def iterate(self, value) -> Optional[list]:
         value = self.deref(value)
+        if type(value) is DeferredCallV:
+            self.run_deferred(value)  # a generator runs when it is iterated; its items are not followed
+            return None
         if isinstance(value, (tuple, list)) and not seq_known(value):
             return None
         if isinstance(value, ClassV) and value.kind == "enum" and not value.opaque:
@@ -573,6 +576,9 @@ class Statements:
         """``obj.name = value`` (also ``setattr``): on an instance, a class, or
         a module of the user's (its global)."""
         obj = self.deref(obj)
+        if type(obj) is NamespaceV:
+            self.havoc_namespace(obj.frame)  # `setattr(sys.modules[__name__], "CFG", ...)`
+            return
         if isinstance(obj, (InstanceV, ClassV, Module)):
             self.effects += 1
         if isinstance(obj, InstanceV):

@@ -161,6 +161,22 @@ class LibV:
         return hash(("LibV", self.q))
 
 
+class DeferredCallV:
+    """A call of a generator function or an ``async def`` function: Python runs
+    its body when the result is iterated or awaited (or handed to a library
+    call such as ``asyncio.run``), not when it is called. ``Calls.run_deferred``
+    runs it there, once."""
+
+    __slots__ = ("func", "args", "kwargs", "node", "result")
+
+    def __init__(self, func, args, kwargs, node):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.node = node
+        self.result = PENDING
+
+
 class NamespaceV:
     """``globals()``, ``locals()``, ``vars()``: a frame's names as a dict. Reading
     through it is unknown; writing through it, or handing it to a call that
