@@ -120,3 +120,39 @@ def test_unparsable_or_missing_module_is_unknown(tmp_path):
     assert lint_path(str(kernel)) == []
     os.remove(tmp_path / "cfg.py")
     assert lint_path(str(kernel)) == []
+
+
+def _reference_project(tmp_path, reference_body):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'refs'\n")
+    (tmp_path / "golden.py").write_text("import torch\n\nTABLE = {'tl.ascend_auto_sync': False}\n\n" + reference_body)
+    kernel = tmp_path / "kern.py"
+    kernel.write_text(
+        "import tilelang\nimport tilelang.language as T\nimport torch\n\nimport golden\n\n"
+        "CFG = {'tl.ascend_auto_sync': True}\n\n\n"
+        "def build(M):\n    @T.prim_func\n    def main(A: T.Tensor((M,), 'float16')):\n"
+        "        with T.Kernel(M // 64, is_npu=True) as (cid, vid):\n            T.barrier_all()\n\n"
+        "    return main\n\n\n"
+        "x = torch.randn(64)\nexpected = golden.reference(x, 2, scale=0.5)\n"
+        "kernel = tilelang.compile(build(64), pass_configs=golden.TABLE if False else CFG)\n")
+    return str(kernel)
+
+
+def test_a_call_of_another_modules_function_runs_unless_harmless(tmp_path):
+    """A reference implementation given tensors and numbers cannot change
+    anything here: its module is not even evaluated until a value of it is
+    needed. A helper that writes its module's dict runs at the call."""
+    from flake8_tilelang.model import build_model
+
+    def golden_ran(reference_body):
+        kernel = _reference_project(tmp_path, reference_body)
+        with open(kernel, encoding="utf-8") as f:
+            model = build_model(ast.parse(f.read()), kernel)
+        resolvers = model.resolver.loader.resolvers
+        golden = [r for p, r in resolvers.items() if p.endswith("golden.py")]
+        return bool(golden) and golden[0].module_evaluator is not None
+
+    pure = ("def softmax(v):\n    return torch.exp(v) / torch.exp(v).sum()\n\n\n"
+            "def reference(x, k, scale=1.0):\n    return softmax(x * scale) * k\n")
+    writes = ("def reference(x, k, scale=1.0):\n    TABLE['tl.ascend_auto_sync'] = True\n    return x\n")
+    assert not golden_ran(pure)
+    assert golden_ran(writes)

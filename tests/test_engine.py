@@ -583,6 +583,10 @@ def test_functions_nothing_calls_run_unless_inert():
     "def f(x):\n    return build(x)\n",
     "def f(x):\n    return [y for y in x if undefined_name(y)]\n",
     "from helpers import *\n\ndef f(x):\n    return len(x)\n",
+    # a helper of the module is followed: f is inert only if what it calls is
+    "TABLE = {}\n\ndef helper(x):\n    TABLE[x] = 1\n\ndef f(x):\n    return helper(x)\n",
+    "def helper(x):\n    return x\n\ndef helper(x):\n    return build(x)\n\ndef f(x):\n    return helper(x)\n",
+    "def helper(x):\n    return x\n\nhelper = build\n\ndef f(x):\n    return helper(x)\n",
 ])
 def test_inert_refuses_what_could_reach_module_state(body):
     model = model_of(body)
@@ -693,3 +697,22 @@ def test_a_generator_never_consumed_compiles_nothing():
     """)
     [site] = [s for s in model.sites if s.site.kind == "compile"]
     assert site.config.state(C.AUTO_SYNC) is None  # never reached: unknown, not on
+
+
+def test_inert_follows_the_modules_own_inert_helpers():
+    model = model_of("""
+        import torch
+
+        def softmax(x):
+            return torch.exp(x) / torch.exp(x).sum()
+
+        def attention(q, k):
+            return softmax(q @ k.T) if q is not None else attention(k, q)
+
+        def reference(q, k):
+            return attention(q, k) + softmax(q)
+    """)
+    ev = model.resolver.evaluator()
+    by_name = {f.name: f for f in ev.b.functions}
+    assert all(ev.inert(by_name[n]) for n in ("softmax", "attention", "reference"))
+    assert not any(id(by_name[n]) in ev.executed for n in ("softmax", "attention", "reference"))

@@ -527,7 +527,7 @@ class Builder:
         pop = stack.pop
         push = stack.append
         Call, Name, Attribute, arg, Load, Constant = ast.Call, ast.Name, ast.Attribute, ast.arg, ast.Load, ast.Constant
-        BinOp = ast.BinOp
+        BinOp, Yield, YieldFrom = ast.BinOp, ast.Yield, ast.YieldFrom
         while stack:
             node = pop()
             t = type(node)
@@ -561,6 +561,8 @@ class Builder:
             elif t is arg:
                 if fn is not None:
                     fn.bound.add(node.arg)
+            elif (t is Yield or t is YieldFrom) and fn is not None:
+                fn.generator = True
             fields = _CHILD_FIELDS_REVERSED.get(t)
             if fields is None:
                 fields = _child_fields(t)[::-1]

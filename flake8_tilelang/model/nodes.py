@@ -74,7 +74,7 @@ class Scope:
 
 class Function(Scope):
     __slots__ = ("cls", "is_prim_func", "is_macro", "jit", "launches", "bound", "vid_loads", "allocs",
-                 "alloc_calls", "loaded")
+                 "alloc_calls", "loaded", "generator")
 
     def __init__(self, kind: str, node: ast.AST, name: str, parent: Optional[Scope],
                  cls: Optional[Scope] = None, filename: str = ""):
@@ -93,6 +93,8 @@ class Function(Scope):
         self.alloc_calls: Dict[str, ast.Call] = {}
         # Every name read in this function (for "is `vid` ever used").
         self.loaded: Set[str] = set()
+        # a `yield` of its own (not of a nested def): calling it runs nothing yet
+        self.generator = False
 
     @property
     def line(self) -> int:

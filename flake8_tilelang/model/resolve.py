@@ -9,7 +9,7 @@ rules stay silent on unknowns.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .. import constants as C
 from .build import Builder, qualname

@@ -15,7 +15,12 @@ imported or executed for real.
   function nothing in the module calls runs once with unknown arguments, so
   compile sites inside it are seen too -- unless it is inert (it reads only
   its own names, builtins and foreign libraries such as torch: a reference
-  implementation), which cannot change anything a kernel sees.
+  implementation, also through other inert functions of its module), which
+  cannot change anything a kernel sees.
+- A function of another module of the project runs at its call, with the
+  state of that moment (it may change the dict it is given or one its module
+  exports), unless it cannot change anything here: given only immutable
+  values and inert; such a call is made when its value is needed, if ever.
 - A loop whose iterations cannot be told makes what it assigns and mutates
   unknown, then runs its body once in a branch of its own, and a second time
   only when the first run changed something beyond its frame's names (a store

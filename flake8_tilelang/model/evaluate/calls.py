@@ -10,10 +10,10 @@ from ..build import canonical_prim
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
-from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives
+from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives, inert_function
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
-    PENDING, DeferredCallV, NamespaceV,
+    PENDING, DeferredCallV, EnumMemberV, NamespaceV,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
@@ -48,16 +48,15 @@ _READS_A_NAMESPACE = frozenset({"dict", "len", "print", "sorted", "list", "tuple
                                 "isinstance", "id", "hash", "any", "all", "sum", "min", "max"})
 
 
-def _yields(body) -> bool:
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        t = type(node)
-        if t is ast.Yield or t is ast.YieldFrom:
-            return True
-        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+def _immutable(value, depth: int) -> bool:
+    """A value no callee can change in place (constants, tuples of them,
+    library names, enum members, unknown)."""
+    t = type(value)
+    if value is None or value is UNKNOWN or t in (int, float, str, bool, complex, bytes) or t is LibV \
+            or t is EnumMemberV:
+        return True
+    if t is tuple and depth < 3:
+        return all(_immutable(v, depth + 1) for v in value)
     return False
 
 
@@ -106,7 +105,7 @@ class Calls:
 
     def call_value(self, func, args: tuple, kwargs: Dict[str, tuple], node, frame: Frame, call_node=None):
         t = type(func)  # the value classes have no subclasses: exact type tests
-        if args or kwargs:
+        if self.handles and (args or kwargs):  # only once a namespace or a pending generator exists
             for a in args:
                 ta = type(a)
                 if ta is NamespaceV and not (t is LibV and func.q in _READS_A_NAMESPACE):
@@ -134,11 +133,16 @@ class Calls:
         elif t is ImportV or t is LazyCallV or (t is FuncV and func.ev is not self):
             self.effects += 1
         if t is ImportV:
-            lazy = LazyCallV(func, args, kwargs, node)  # called when its value is needed
-            if not self.quiet and self.hands_over_work(args, kwargs):
-                # a helper of another module given kernels or factories: it may compile
-                # them, so it runs here and now, with the state its arguments have now
+            lazy = LazyCallV(func, args, kwargs, node)
+            if not self.quiet and not self.harmless_call(func.q, args, kwargs):
+                # a function of another module runs here and now, with the state of now:
+                # it may change what its arguments hold (`set_expert(DEV)`), its own
+                # module's dicts that this one imported (`enable_expert()`), or compile
+                # the kernels it is given
                 return self.deref(lazy)
+            # a kernel expression's question, or a call that cannot change anything
+            # (a reference implementation given tensors and ints): made when its
+            # value is needed, if ever
             return lazy
         if t is LazyCallV:
             func = self.deref(func)
@@ -199,6 +203,34 @@ class Calls:
         return UNKNOWN
 
     # -- other modules' functions and context managers -------------------------
+    def harmless_call(self, q: str, args: tuple, kwargs) -> bool:
+        """Whether calling ``q``, a name imported from another module, can
+        change nothing this module reads: it is given only immutable values,
+        and it is not a function of the user's project, or one that is inert
+        (``inert_function``, judged on that module's builder, not run)."""
+        values = list(args) + [v[0] for v in kwargs.values()]
+        if KW_UNKNOWN in kwargs or not all(_immutable(v, 0) for v in values):
+            return False
+        try:
+            found = self.resolver.loader.split(q, self.filename)
+        except Exception:  # noqa: B902 - an unreadable project: as if not followed
+            return False
+        if found is None:
+            return True  # not the user's project: its call is unknown and changes nothing here
+        path, rest = found
+        if len(rest) != 1:
+            return False
+        other = self.resolver.loader.resolver_for(path)
+        if other is None:
+            return True  # cannot be read: its value is unknown, whenever it is asked
+        module = other.b.module
+        name = rest[0]
+        fns = module.functions.get(name)
+        if not fns or len(fns) != 1 or name in module.assigns or name in module.classes \
+                or name in module.imports:
+            return False
+        return inert_function(other.b, fns[0])
+
     def hands_over_work(self, args: tuple, kwargs) -> bool:
         """Whether a call's arguments include what a helper could compile: a
         prim_func, a factory of this module, or a container holding one."""
@@ -226,9 +258,11 @@ class Calls:
         other.token, other.quiet, other.contexts = self.token, self.quiet, self.contexts
         other.arguments_file = self.filename  # `**kwargs` of the first call are written here
         other.depth = max(other.depth, self.depth + 1)
+        other.handles += self.handles  # values this module made may reach that one's calls
         try:
             return run()
         finally:
+            self.handles += other.handles
             other.token, other.quiet, other.contexts, other.depth, other.arguments_file = saved
             reached = other.events[mark:]
             del other.events[mark:]
@@ -406,6 +440,7 @@ class Calls:
             return UNKNOWN
         if not now and not unknown_args and self.deferred(fn):
             self.executed.add(id(fn))  # called: not swept as a function nothing calls
+            self.handles += 1
             return DeferredCallV(func, args, kwargs, node)
         self.tick()
         self.executed.add(id(fn))
@@ -438,11 +473,7 @@ class Calls:
     def deferred(self, fn: Function) -> bool:
         """Whether calling ``fn`` runs nothing yet: an ``async def`` or a
         generator function (a ``yield`` of its own, not of a nested def)."""
-        known = self.deferred_memo.get(id(fn))
-        if known is None:
-            known = isinstance(fn.node, ast.AsyncFunctionDef) or _yields(fn.node.body)
-            self.deferred_memo[id(fn)] = known
-        return known
+        return fn.generator or type(fn.node) is ast.AsyncFunctionDef
 
     def run_deferred(self, value: DeferredCallV):
         """Run a generator's or coroutine's body where it is consumed, once;

@@ -9,8 +9,7 @@ from typing import Dict, List, Optional
 from ..nodes import Function, Scope
 from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
-from .expressions import BUILTINS
-from .library import FOREIGN_ROOTS, NAMESPACE_BUILTINS, Event
+from .library import Event, inert_function
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
 from .answers import Answers
 from .calls import Calls
@@ -70,7 +69,9 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # module's function is called from another module's code (see Calls.bridge)
         self.arguments_file: Optional[str] = None
         self.inert_memo: Dict[int, bool] = {}
-        self.deferred_memo: Dict[int, bool] = {}
+        # NamespaceV / DeferredCallV values made so far: a call's arguments are
+        # searched for them only when some exist (see call_value)
+        self.handles = 0
         # bumped by everything that may change state beyond the running frame's
         # names (a call, a store into a container, a global): see unknown_loop
         self.effects = 0
@@ -159,39 +160,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         known = self.inert_memo.get(id(fn))
         if known is not None:
             return known
-        self.inert_memo[id(fn)] = result = self._inert(fn)
+        self.inert_memo[id(fn)] = result = inert_function(self.b, fn)
         return result
-
-    def _inert(self, fn: Function) -> bool:
-        module = self.b.module
-        if self.b.star_imports:
-            return False
-        loaded: set = set()
-        bound: set = set()
-        stack = [fn]
-        while stack:
-            f = stack.pop()
-            if f.globals or f.classes or f.is_prim_func or f.is_macro or f.jit is not None or f.uses \
-                    or f.launches or f.fallback_imports:
-                return False
-            for target in f.imports.values():
-                if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
-                    return False  # `import tilelang` in a function, a relative import, the user's module
-            loaded |= f.loaded
-            bound |= f.bound
-            bound.update(f.imports)
-            stack.extend(f.children)
-        for name in loaded:
-            if name in module.assigns or name in module.functions or name in module.classes \
-                    or name in module.fallback_imports:
-                return False
-            target = module.imports.get(name, False)
-            if target is not False:
-                if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
-                    return False
-            elif name not in bound and (name not in BUILTINS or name in NAMESPACE_BUILTINS):
-                return False  # `exec`, `globals()`, `setattr`, or a name bound nowhere
-        return True
 
     def func_value(self, fn: Function) -> FuncV:
         closure = self.module_frame
@@ -291,4 +261,3 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             return UNKNOWN
         finally:
             self.token, self.steps, self.quiet = saved
-

@@ -154,16 +154,6 @@ class Expressions:
             finally:
                 self.token = saved
             return join(a, b)
-        if t is ast.Yield or t is ast.YieldFrom:
-            # the yielded value is made (its calls run); what `send` passes back is unknown
-            if node.value is not None:
-                value = self.expr(node.value, frame)
-                if t is ast.YieldFrom:
-                    self.iterate(value)
-            return UNKNOWN
-        if t is ast.Await:
-            value = self.expr(node.value, frame)
-            return self.run_deferred(value) if type(value) is DeferredCallV else UNKNOWN
         if t is ast.NamedExpr:
             value = self.expr(node.value, frame)
             self.assign(node.target, value, frame, node.value)
@@ -191,6 +181,16 @@ class Expressions:
                     return UNKNOWN
             s = "".join(parts)
             return s if len(s) <= MAX_LEN else UNKNOWN
+        if t is ast.Yield or t is ast.YieldFrom:
+            # the yielded value is made (its calls run); what `send` passes back is unknown
+            if node.value is not None:
+                value = self.expr(node.value, frame)
+                if t is ast.YieldFrom:
+                    self.iterate(value)
+            return UNKNOWN
+        if t is ast.Await:
+            value = self.expr(node.value, frame)
+            return self.run_deferred(value) if type(value) is DeferredCallV else UNKNOWN
         return UNKNOWN
 
     def dict_display(self, node: ast.Dict, frame: Frame):
@@ -271,6 +271,7 @@ class Expressions:
     def subscript(self, obj, key):
         obj = self.deref(obj)
         if type(obj) is LibV and obj.q == "sys.modules":
+            self.handles += 1
             return NamespaceV(self.module_frame)  # maybe this module: its names, written through later
         if isinstance(obj, LibV) and obj.q in C.PASS_CONFIG_KEY_CLASSES and isinstance(key, str):
             return self.getattr_(obj, key)  # PassConfigKey["TL_ASCEND_AUTO_SYNC"]

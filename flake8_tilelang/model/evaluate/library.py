@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict
+from typing import Dict, Optional
 
 from ... import constants as C
 from ..build import canonical_prim
@@ -53,6 +53,50 @@ _NAMESPACE_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars"})
 _PURE_EVAL_NODES = (ast.Expression, ast.Name, ast.Attribute, ast.Constant, ast.Load, ast.Subscript, ast.Tuple,
                     ast.List, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Slice)
 
+
+def inert_function(builder, fn: Function, visiting: Optional[set] = None) -> bool:
+    """``Evaluator.inert`` on a module's builder facts alone (no evaluation):
+    ``fn`` reads only its own names, builtins without an effect on a
+    namespace, foreign libraries, and functions of its module that are inert
+    themselves (each defined once, never rebound)."""
+    module = builder.module
+    if builder.star_imports:
+        return False
+    visiting = set() if visiting is None else visiting
+    visiting.add(id(fn))
+    loaded: set = set()
+    bound: set = set()
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        if f.globals or f.classes or f.is_prim_func or f.is_macro or f.jit is not None or f.uses \
+                or f.launches or f.fallback_imports:
+            return False
+        for target in f.imports.values():
+            if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
+                return False  # `import tilelang` in a function, a relative import, the user's module
+        loaded |= f.loaded
+        bound |= f.bound
+        bound.update(f.imports)
+        stack.extend(f.children)
+    helpers = []
+    for name in loaded:
+        if name in module.functions:
+            fns = module.functions[name]
+            if len(fns) != 1 or name in module.assigns or name in module.classes or name in module.imports \
+                    or name in module.fallback_imports or name in module.mutated:
+                return False
+            helpers.append(fns[0])  # another function of the module: inert if it is
+            continue
+        if name in module.assigns or name in module.classes or name in module.fallback_imports:
+            return False
+        target = module.imports.get(name, False)
+        if target is not False:
+            if target is None or target.split(".")[0] not in FOREIGN_ROOTS:
+                return False
+        elif name not in bound and (name not in BUILTINS or name in NAMESPACE_BUILTINS):
+            return False  # `exec`, `globals()`, `setattr`, or a name bound nowhere
+    return all(id(h) in visiting or inert_function(builder, h, visiting) for h in helpers)
 
 class Event:
     """A compile site reached during evaluation."""
@@ -220,6 +264,7 @@ class Library:
                         (_pure_eval(args[0]) or _names_an_attribute(node))):
                     self.havoc_namespace(frame)
             elif not args and not kwargs:
+                self.handles += 1
                 return NamespaceV(frame)  # globals(), locals(), vars(): written through later, maybe
             return UNKNOWN
         if q in ("setattr", "delattr") and len(args) == (3 if q == "setattr" else 2) and not kwargs:
