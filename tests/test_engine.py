@@ -716,3 +716,25 @@ def test_inert_follows_the_modules_own_inert_helpers():
     by_name = {f.name: f for f in ev.b.functions}
     assert all(ev.inert(by_name[n]) for n in ("softmax", "attention", "reference"))
     assert not any(id(by_name[n]) in ev.executed for n in ("softmax", "attention", "reference"))
+
+
+def test_nonlocal_rebinds_the_enclosing_functions_name_not_the_modules():
+    model = model_of("""
+        CFG = {AUTO: True}
+
+        def runner():
+            CFG = {AUTO: True}
+
+            def relax():
+                nonlocal CFG
+                CFG = {AUTO: False}
+
+            relax()
+            return tilelang.compile(build(1), pass_configs=CFG)
+
+        runner()
+        kernel = tilelang.compile(build(1), pass_configs=CFG)
+    """)
+    states = sorted((s.site.node.lineno, s.config.state(C.AUTO_SYNC)) for s in model.sites
+                    if s.site.kind == "compile")
+    assert [state for _, state in states] == [False, True]

@@ -282,8 +282,10 @@ class Builder:
             if node.value is not None:
                 self._expr(node.value, ctx)
                 ctx.scope.returns.append(node.value)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        elif isinstance(node, ast.Global):
             ctx.scope.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            ctx.scope.nonlocals.update(node.names)
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 self._expr(target, ctx)
@@ -504,6 +506,8 @@ class Builder:
         scope = ctx.scope
         if name in scope.globals:
             scope = self.module
+        elif name in scope.nonlocals:
+            scope = _nonlocal_home(scope, name)
         scope.assigns.setdefault(name, []).append(Binding(value, line, ctx.fallback))
         if isinstance(ctx.scope, Function):
             ctx.scope.bound.add(name)
@@ -623,6 +627,21 @@ class Builder:
 
 
 _LIBRARY_ROOTS = frozenset({"tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "os", "sys"})
+
+
+def _nonlocal_home(scope: Scope, name: str) -> Scope:
+    """The enclosing function a ``nonlocal name`` of ``scope`` binds in: the
+    nearest one that binds it so far, else the nearest one."""
+    nearest = None
+    s = scope.parent
+    while s is not None and s.kind != "module":
+        if isinstance(s, Function):
+            if nearest is None:
+                nearest = s
+            if name in s.params or name in s.assigns:
+                return s
+        s = s.parent
+    return nearest if nearest is not None else scope
 
 
 def _is_library(qualname: str) -> bool:

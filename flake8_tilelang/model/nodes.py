@@ -34,7 +34,7 @@ class Scope:
 
     __slots__ = (
         "kind", "node", "name", "parent", "imports", "fallback_imports", "assigns", "params",
-        "functions", "classes", "children", "globals", "mutated", "local_calls", "uses", "returns",
+        "functions", "classes", "children", "globals", "nonlocals", "mutated", "local_calls", "uses", "returns",
         "call_scope_kinds", "call_conds", "call_loops", "filename", "stmt_calls",
     )
 
@@ -51,6 +51,7 @@ class Scope:
         self.classes: Dict[str, "Scope"] = {}
         self.children: List["Function"] = []
         self.globals: Set[str] = set()
+        self.nonlocals: Set[str] = set()  # `nonlocal x`: bound in the enclosing function
         self.mutated: Set[str] = set()
         # Calls whose callee is a plain name or ``self.x``/``cls.x``: macro
         # and builder candidates, resolved after the walk.

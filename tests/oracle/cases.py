@@ -713,4 +713,21 @@ async def main():
 
 asyncio.run(main())
 """, None),
+    # `nonlocal`: the enclosing function's name is rebound, not a module name.
+    Case("nonlocal_rebinds_the_enclosing_functions_config", """
+def runner():
+    cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+    def relax():
+        nonlocal cfg
+        cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+    relax()
+    return tilelang.compile(build(64), pass_configs=cfg)
+
+
+cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+kernel = runner()
+other = tilelang.compile(build(64), pass_configs=cfg)
+""", None),
 ]

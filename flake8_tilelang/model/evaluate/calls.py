@@ -302,6 +302,7 @@ class Calls:
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, self.locals_of(fn))
         frame.globals = set(fn.globals)
+        frame.nonlocals = fn.nonlocals
         frame.call = call.node
         self.bind_params(fn, frame, func.defaults, call.args, call.kwargs, False)
         base = len(self.contexts)
@@ -448,6 +449,7 @@ class Calls:
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, locals_)
         frame.globals = set(fn.globals)
+        frame.nonlocals = fn.nonlocals
         frame.call = None if unknown_args else node
         self.bind_params(fn, frame, func.defaults, args, kwargs, unknown_args)
         self.depth += 1

@@ -213,6 +213,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         if names is None:
             names = set(fn.params) | set(fn.assigns) | set(fn.functions) | set(fn.classes) | set(fn.imports)
             names -= fn.globals
+            names -= fn.nonlocals
             self.local_names[id(fn)] = names
         return names
 
@@ -237,6 +238,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         for fn in reversed(chain):
             frame = Frame("function", frame, frame.module, fn, self.locals_of(fn))
             frame.globals = set(fn.globals)
+            frame.nonlocals = fn.nonlocals
         return self.eval_static(expr, frame)
 
     def final(self, name: str):

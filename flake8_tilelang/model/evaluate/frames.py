@@ -12,8 +12,12 @@ class Abrupt(Exception):
         self.kind = kind
 
 
+_NONE: frozenset = frozenset()
+
+
 class Frame:
-    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "module", "returns", "star_unknown", "call")
+    __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "nonlocals", "module", "returns", "star_unknown",
+                 "call")
 
     def __init__(self, kind: str, parent: Optional["Frame"], module: Optional["Frame"],
                  fn: Optional[Scope] = None, local_names=None):
@@ -24,6 +28,7 @@ class Frame:
         self.fn = fn
         self.locals = local_names  # names local to a function (unbound reads are unknown)
         self.globals: set = set()
+        self.nonlocals = _NONE  # `nonlocal` names: assigned in the enclosing function's frame
         self.returns: List[object] = []
         # a star import of a module that could not be read: any name may be bound
         self.star_unknown = False

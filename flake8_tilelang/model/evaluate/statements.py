@@ -594,6 +594,17 @@ class Statements:
             module_vars[name] = value if self.token == 0 else join(module_vars.get(name, UNKNOWN), value)
 
     def assign_name(self, name: str, value, frame: Frame) -> None:
+        if frame.nonlocals and name in frame.nonlocals:
+            self.effects += 1  # another frame's name
+            home = frame.parent
+            while home is not None and home.kind == "function" and name not in home.vars and \
+                    not (home.locals is not None and name in home.locals):
+                home = home.parent
+            if home is None or home.kind != "function":
+                frame.vars[name] = UNKNOWN  # not modelled: unknown where it is read here
+                return
+            home.vars[name] = value if self.phase != "post" else join(home.vars.get(name, UNKNOWN), value)
+            return
         if name in frame.globals:
             self.effects += 1  # another frame's name
             module = frame.module
