@@ -738,3 +738,28 @@ def test_nonlocal_rebinds_the_enclosing_functions_name_not_the_modules():
     states = sorted((s.site.node.lineno, s.config.state(C.AUTO_SYNC)) for s in model.sites
                     if s.site.kind == "compile")
     assert [state for _, state in states] == [False, True]
+
+
+def test_containers_handed_to_a_library_that_only_reads_them_stay_known():
+    body = """
+        import copy
+        import json
+        import random
+        import numpy as np
+        import torch
+
+        SHAPES = [64, 128]
+        CFG = {AUTO: True}
+        t = torch.tensor(SHAPES)
+        a = np.array(SHAPES)
+        text = json.dumps(CFG)
+        snapshot = copy.deepcopy(CFG)
+        ORDER = [1, 2, 3]
+        random.shuffle(ORDER)
+        FIRST = SHAPES[0]
+        FLAG = CFG[AUTO]
+        HEAD = ORDER[0]
+    """
+    assert final(body, "FIRST") == 64
+    assert final(body, "FLAG") is True
+    assert final(body, "HEAD") is UNKNOWN  # shuffled in place

@@ -730,4 +730,31 @@ cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
 kernel = runner()
 other = tilelang.compile(build(64), pass_configs=cfg)
 """, None),
+    # Dicts changed through calls the engine does not model, or under a key it
+    # does not know: the switch is unknown afterwards, never the old value.
+    Case("mutation_through_library_calls_and_dunder_methods", """
+import operator
+import sys
+
+A = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+operator.setitem(A, PassConfigKey.TL_ASCEND_AUTO_SYNC, False)
+k1 = tilelang.compile(build(64), pass_configs=A)
+
+B = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+dict.update(B, {PassConfigKey.TL_ASCEND_AUTO_SYNC: False})
+k2 = tilelang.compile(build(64), pass_configs=B)
+
+C = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+setter = C.__setitem__
+setter(PassConfigKey.TL_ASCEND_AUTO_SYNC, False)
+k3 = tilelang.compile(build(64), pass_configs=C)
+
+D = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+D.__ior__({PassConfigKey.TL_ASCEND_AUTO_SYNC: False})
+k4 = tilelang.compile(build(64), pass_configs=D)
+
+E = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+E[sys.argv[0] if len(sys.argv) > 99 else "tl.ascend_auto_sync"] = False
+k5 = tilelang.compile(build(64), pass_configs=E)
+""", None),
 ]

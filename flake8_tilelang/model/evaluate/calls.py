@@ -13,7 +13,7 @@ from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives, inert_function
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
-    PENDING, DeferredCallV, EnumMemberV, NamespaceV,
+    PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
@@ -29,6 +29,9 @@ def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
 
 # methods of containers that only read them
 # (not list.index and the like: :meth:`method` spoils a list for a method it does not model)
+_DICT_READS = frozenset({"get", "copy", "keys", "values", "items", "__getitem__", "__contains__", "__len__",
+                         "__iter__", "__repr__", "__str__", "__eq__", "__ne__", "__hash__", "__sizeof__",
+                         "__format__"})
 READ_METHODS = frozenset({"dict.get", "dict.copy", "dict.keys", "dict.values", "dict.items", "list.copy"})
 
 
@@ -58,6 +61,31 @@ def _immutable(value, depth: int) -> bool:
     if t is tuple and depth < 3:
         return all(_immutable(v, depth + 1) for v in value)
     return False
+
+
+# Library calls that never change a dict, list or object they are given: the
+# builtins the evaluator models (setattr/delattr included: modelled exactly),
+# TileLang and TVM (the compile sites read their configs), and libraries whose
+# functions only read Python containers (tensors are made from a list, a dict
+# is dumped). Any other library call may change what it is given
+# (`operator.setitem`, `dict.update(cfg, ...)`, `random.shuffle`, `heapq.heappush`).
+_KEEPS = EFFECT_FREE_BUILTINS | frozenset({
+    "setattr", "delattr", "contextlib.contextmanager", "contextlib.suppress", "functools.partial",
+    "functools.wraps", "functools.lru_cache", "functools.cache", "copy.copy", "copy.deepcopy", "dict.fromkeys",
+    "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple", "dataclasses.dataclass",
+    "collections.OrderedDict", "collections.namedtuple", "collections.ChainMap", "enum.Enum",
+})
+_KEEPS_ROOTS = frozenset({
+    "tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "json", "pprint", "logging", "itertools",
+    "typing", "time", "pytest", "argparse", "warnings", "textwrap", "string", "re", "statistics", "fractions",
+    "decimal", "numbers", "hashlib", "struct", "pathlib", "tempfile", "triton", "einops", "pandas", "scipy",
+})
+_CONTAINERS = (DictV, ListV, InstanceV)
+
+
+def keeps_arguments(q: str) -> bool:
+    """Whether the library call ``q`` leaves the containers it is given as they were."""
+    return q in _KEEPS or q.split(".", 1)[0] in _KEEPS_ROOTS or q.startswith("os.path.")
 
 
 def pure_library(q: str) -> bool:
@@ -154,6 +182,12 @@ class Calls:
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
+            if (args or kwargs) and not keeps_arguments(func.q):
+                # `operator.setitem(cfg, k, v)`, `dict.update(cfg, ...)`, `random.shuffle(configs)`:
+                # a dict, list or object handed to a call that is not modelled may change
+                for value in args + tuple(v[0] for v in kwargs.values()):
+                    if type(value) in _CONTAINERS and havoc(value):
+                        self.effects += 1
             return result
         if t is FuncV:
             if func.ev is not self:
@@ -649,6 +683,15 @@ class Calls:
                 return tuple((k, e[0]) for k, e in obj.entries.items())
             if name in ("popitem",):
                 self.del_item(obj, UNKNOWN)
+                return UNKNOWN
+            if name == "__setitem__" and len(args) == 2 and not kwargs:
+                self.set_item(obj, args[0], args[1], node, None)
+                return None
+            if name == "__delitem__" and len(args) == 1 and not kwargs:
+                self.del_item(obj, args[0])
+                return None
+            if name not in _DICT_READS and havoc(obj):
+                self.effects += 1  # `cfg.__ior__(...)`, a method not modelled: anything may have changed
             return UNKNOWN
         if kind == "list" and isinstance(obj, list):
             if not seq_known(obj):

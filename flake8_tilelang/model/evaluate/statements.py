@@ -624,7 +624,11 @@ class Statements:
             self.effects += 1
         if isinstance(obj, DictV):
             if key is UNKNOWN or not hashable(key):
+                # any key may be the one written: a value that may differ from it is unknown
                 obj.complete = False
+                for k, e in list(obj.entries.items()):
+                    if e[0] is not value:
+                        obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
                 return
             if self.precise(obj):
                 obj.entries[key] = (value, key_node, value_node, self.filename)
