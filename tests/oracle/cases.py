@@ -757,4 +757,27 @@ E = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
 E[sys.argv[0] if len(sys.argv) > 99 else "tl.ascend_auto_sync"] = False
 k5 = tilelang.compile(build(64), pass_configs=E)
 """, None),
+    Case("list_changed_by_del_slices_and_maybe_stores", """
+import sys
+
+ON = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+OFF = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+L1 = [ON, OFF]
+del L1[0]
+k1 = tilelang.compile(build(64), pass_configs=L1[0])
+
+L2 = [ON]
+L2[:] = [OFF]
+k2 = tilelang.compile(build(64), pass_configs=L2[0])
+
+L3 = [ON, OFF]
+L3[0:1] = []
+k3 = tilelang.compile(build(64), pass_configs=L3[0])
+
+L4 = [ON]
+if len(sys.argv) < 99:
+    L4[0] = OFF
+k4 = tilelang.compile(build(64), pass_configs=L4[0])
+""", None),
 ]

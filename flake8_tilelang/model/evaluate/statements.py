@@ -636,9 +636,14 @@ class Statements:
                 old = obj.entries.get(key)
                 obj.entries[key] = (UNKNOWN if old is None or old[0] is not value else value,
                                     key_node, value_node, self.filename)
-        elif isinstance(obj, list) and type(key) is int and self.precise(obj):
-            if -len(obj) <= key < len(obj):
-                obj[key] = value
+        elif isinstance(obj, list):
+            if type(key) is int and self.precise(obj) and seq_known(obj):
+                if -len(obj) <= key < len(obj):
+                    obj[key] = value
+                else:
+                    raise Abrupt("raise")  # IndexError
+            else:
+                havoc(obj)  # a slice, an unknown index, or a store that may not happen
 
     def delete(self, target, frame: Frame) -> None:
         if isinstance(target, ast.Subscript):
@@ -652,6 +657,13 @@ class Statements:
         obj = self.deref(obj)
         if type(obj) is NamespaceV:
             self.havoc_namespace(obj.frame)
+            return
+        if isinstance(obj, list):
+            self.effects += 1
+            if type(key) is int and self.precise(obj) and seq_known(obj) and -len(obj) <= key < len(obj):
+                del obj[key]
+            else:
+                havoc(obj)  # a slice, an unknown index, or a deletion that may not happen
             return
         if not isinstance(obj, DictV):
             return
