@@ -780,4 +780,43 @@ if len(sys.argv) < 99:
     L4[0] = OFF
 k4 = tilelang.compile(build(64), pass_configs=L4[0])
 """, None),
+    Case("instance_and_class_state_through_dunders_and_setters", """
+class Opts:
+    def __init__(self):
+        self.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+o1 = Opts()
+o1.__dict__["cfg"] = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+k1 = tilelang.compile(build(64), pass_configs=o1.cfg)
+
+
+class Shared:
+    cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+    def relax(self):
+        self.__class__.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+Shared().relax()
+k2 = tilelang.compile(build(64), pass_configs=Shared.cfg)
+
+
+class Inverting:
+    def __init__(self):
+        self._cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+    @property
+    def cfg(self):
+        return self._cfg
+
+    @cfg.setter
+    def cfg(self, value):
+        self._cfg = {k: not v for k, v in value.items()}
+
+
+w = Inverting()
+w.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+k3 = tilelang.compile(build(64), pass_configs=w.cfg)
+""", None),
 ]

@@ -12,7 +12,7 @@ from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DeferredCallV, NamespaceV,
-    LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth,
+    LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth, havoc,
 )
 
 BUILTINS = frozenset({
@@ -415,6 +415,12 @@ class Expressions:
         if isinstance(obj, InstanceV):
             if attr in obj.attrs:
                 return obj.attrs[attr]
+            if attr == "__class__":
+                return obj.cls
+            if attr == "__dict__":
+                if havoc(obj):  # written through later, maybe
+                    self.effects += 1
+                return UNKNOWN
             value = obj.cls.lookup(attr)
             if isinstance(value, FuncV):
                 if value.kind == "static":

@@ -582,7 +582,12 @@ class Statements:
         if isinstance(obj, (InstanceV, ClassV, Module)):
             self.effects += 1
         if isinstance(obj, InstanceV):
-            if self.precise(obj):
+            hook = obj.cls.lookup(name)
+            if hook is UNKNOWN or (isinstance(hook, FuncV) and hook.kind == "property") or \
+                    obj.cls.lookup("__setattr__") is not MISSING:
+                # a property's setter, a descriptor not modelled or a __setattr__ decides what is kept
+                obj.attrs[name] = UNKNOWN
+            elif self.precise(obj):
                 obj.attrs[name] = value
             else:
                 obj.attrs[name] = join(obj.attrs.get(name, UNKNOWN), value)
