@@ -819,4 +819,13 @@ w = Inverting()
 w.cfg = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
 k3 = tilelang.compile(build(64), pass_configs=w.cfg)
 """, None),
+    Case("container_handed_to_something_unknown", """
+import contextlib
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+stack = contextlib.ExitStack()
+stack.callback(CFG.update, {PassConfigKey.TL_ASCEND_AUTO_SYNC: False})
+stack.close()
+kernel = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
 ]

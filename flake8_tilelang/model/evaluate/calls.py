@@ -79,6 +79,8 @@ _KEEPS_ROOTS = frozenset({
     "tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "json", "pprint", "logging", "itertools",
     "typing", "time", "pytest", "argparse", "warnings", "textwrap", "string", "re", "statistics", "fractions",
     "decimal", "numbers", "hashlib", "struct", "pathlib", "tempfile", "triton", "einops", "pandas", "scipy",
+    "threading", "multiprocessing", "concurrent", "subprocess", "sys", "os", "shutil", "datetime", "collections",
+    "traceback", "platform", "inspect", "csv", "matplotlib",
 })
 _CONTAINERS = (DictV, ListV, InstanceV)
 
@@ -146,6 +148,13 @@ class Calls:
                 elif type(v[0]) is DeferredCallV and t is LibV:
                     self.run_deferred(v[0])
         if func is UNKNOWN:
+            # something not known is called: it may change the dicts, lists and objects
+            # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`)
+            for value in args + tuple(v[0] for v in kwargs.values()):
+                if type(value) is BoundV and type(value.func) is LibV:
+                    value = value.obj
+                if type(value) in _CONTAINERS and havoc(value):
+                    self.effects += 1
             return UNKNOWN
         # What a call may change beyond the frames it creates (see unknown_loop):
         # a library call that is not pure, a method of a dict or list that is not
@@ -186,6 +195,8 @@ class Calls:
                 # `operator.setitem(cfg, k, v)`, `dict.update(cfg, ...)`, `random.shuffle(configs)`:
                 # a dict, list or object handed to a call that is not modelled may change
                 for value in args + tuple(v[0] for v in kwargs.values()):
+                    if type(value) is BoundV and type(value.func) is LibV:
+                        value = value.obj  # `functools.reduce(CFG.update, ...)`: its object may change
                     if type(value) in _CONTAINERS and havoc(value):
                         self.effects += 1
             return result
