@@ -312,8 +312,12 @@ class Builder:
     def _python_level(self, test: ast.expr, ctx: _Ctx) -> bool:
         """An `if` in a kernel whose test uses only names from outside the
         kernel (builder parameters, constants) and no TileLang call: TVMScript
-        evaluates it while parsing, so only one branch becomes kernel code."""
+        evaluates it while parsing, so only one branch becomes kernel code.
+        In a ``@T.macro``, a parameter the macro never rebinds counts as such
+        a name too (``if manual:``): the call's argument decides, a Python
+        value at parse time (``model.settle_use`` reads it at each call)."""
         fn = ctx.scope
+        passed = fn.params - set(fn.assigns) if fn.is_macro else ()  # type: ignore[attr-defined]
         for node in ast.walk(test):
             if isinstance(node, ast.Call):
                 # `cfg.get(KEY)`, `use_sync(cfg)`: a Python call, unless of TileLang/TVM
@@ -327,7 +331,7 @@ class Builder:
                 if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
                     return False
             elif isinstance(node, ast.Name):
-                if node.id in fn.bound:  # type: ignore[attr-defined]
+                if node.id in fn.bound and node.id not in passed:  # type: ignore[attr-defined]
                     return False
             elif isinstance(node, (ast.Subscript, ast.Attribute)):
                 # `Mode.EXPERT`, `cfg["mode"]`, `self.expert`: Python values, unless rooted in

@@ -644,6 +644,8 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
             value = value_of(owner, test, scope, closure[1])
         else:
             value = value_of(owner, test, scope)
+            if value is UNKNOWN and use.via and getattr(scope, "is_macro", False):
+                value = _macro_test(test, scope, use.via, resolver, closure)
         if value is not UNKNOWN:
             value = truth(value)
         if value is UNKNOWN:
@@ -657,6 +659,65 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
         elif bool(value) != polarity:
             return None
     return KernelUse(use.use, use.via, maybe=True) if maybe else use
+
+
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _macro_test(test: ast.expr, macro: Function, via, resolver: Resolver, closure):
+    """A macro's ``if`` on its parameters (``if manual:``), read with what the
+    calls along ``via`` pass for them: ``stage(buf, False)`` drops the branch
+    where the macro is expanded. UNKNOWN unless every parameter the test reads
+    is a Python constant there."""
+    index = max((i for i, hop in enumerate(via) if hop.macro is macro), default=-1)
+    if index < 0:
+        return UNKNOWN
+    values = {}
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and node.id in macro.params and node.id not in values:
+            value = _passed(node.id, via, index, resolver, closure, 0)
+            if type(value) not in _PLAIN:
+                return UNKNOWN
+            values[node.id] = value
+    owner = resolver.owner_of(macro)
+    ev = owner.evaluator()
+    if ev is None or ev.module_frame is None:
+        return UNKNOWN
+    from .evaluate.frames import Frame
+
+    frame = Frame("function", ev.module_frame, ev.module_frame, macro, set(macro.bound) | set(macro.params))
+    frame.vars.update(values)
+    return ev.eval_static(test, frame)
+
+
+def _passed(name: str, via, index: int, resolver: Resolver, closure, depth: int):
+    """What the call at ``via[index]`` passes for the macro's parameter ``name``
+    (its default when it passes none), followed through the calling macros."""
+    from .calls import bind_arguments
+
+    hop = via[index]
+    node = hop.macro.node
+    expr = bind_arguments(node, hop.call).get(name)
+    if expr is None:
+        a = node.args  # type: ignore[attr-defined]
+        positional = list(a.posonlyargs) + list(a.args)
+        defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+        defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+        expr = defaults.get(name)
+        if expr is None or any(isinstance(x, ast.Starred) for x in hop.call.args) or \
+                any(k.arg is None for k in hop.call.keywords):
+            return UNKNOWN
+        return value_of(resolver.owner_of(hop.macro), expr, hop.macro.parent)
+    if isinstance(expr, ast.Constant):
+        return expr.value
+    caller = hop.caller
+    if index > 0 and caller is via[index - 1].macro and isinstance(expr, ast.Name) and expr.id in caller.params \
+            and expr.id not in caller.assigns and depth < 8:
+        return _passed(expr.id, via, index - 1, resolver, closure, depth + 1)
+    owner = resolver.owner_of(caller)
+    if closure is not None and caller is closure[0]:
+        return value_of(owner, expr, caller, closure[1])
+    return value_of(owner, expr, caller)
 
 
 def _is_mode_switch(test: ast.expr, scope, resolver: Resolver) -> bool:
