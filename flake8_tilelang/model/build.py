@@ -309,7 +309,7 @@ class Builder:
             elif isinstance(value, ast.AST):
                 self._generic(value, ctx)
 
-    def _python_level(self, test: ast.expr, ctx: _Ctx) -> bool:
+    def _python_level(self, test: ast.expr, ctx: _Ctx, depth: int = 0) -> bool:
         """An `if` in a kernel whose test uses only names from outside the
         kernel (builder parameters, constants) and no TileLang call: TVMScript
         evaluates it while parsing, so only one branch becomes kernel code.
@@ -331,7 +331,8 @@ class Builder:
                 if q is not None and q.split(".")[0] in ("tilelang", "tvm"):
                     return False
             elif isinstance(node, ast.Name):
-                if node.id in fn.bound and node.id not in passed:  # type: ignore[attr-defined]
+                if node.id in fn.bound and node.id not in passed and \
+                        not self._python_local(node.id, ctx, depth):  # type: ignore[attr-defined]
                     return False
             elif isinstance(node, (ast.Subscript, ast.Attribute)):
                 # `Mode.EXPERT`, `cfg["mode"]`, `self.expert`: Python values, unless rooted in
@@ -349,6 +350,17 @@ class Builder:
                 return False
         # a literal test (`if False:`) is a Python bool too: the parser visits one side
         return True
+
+    def _python_local(self, name: str, ctx: _Ctx, depth: int) -> bool:
+        """A name the kernel (or macro) binds once, by ``name = <Python-level
+        expression>`` (``use_sync = manual``): TVMScript binds the Python value
+        itself, so a test on it is Python-level too."""
+        fn = ctx.scope
+        binds = fn.assigns.get(name)
+        if depth >= 4 or not binds or len(binds) != 1 or binds[0].value is None or name in fn.params \
+                or name in fn.mutated:
+            return False
+        return self._python_level(binds[0].value, ctx, depth + 1)
 
     def _function(self, node, ctx: _Ctx) -> None:
         outer = ctx.scope

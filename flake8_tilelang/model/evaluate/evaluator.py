@@ -10,7 +10,7 @@ from ..nodes import Function, Scope
 from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event, inert_function
-from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
+from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN, plain
 from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
@@ -239,7 +239,28 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             frame = Frame("function", frame, frame.module, fn, self.locals_of(fn))
             frame.globals = set(fn.globals)
             frame.nonlocals = fn.nonlocals
+        if isinstance(scope, Function) and (scope.is_prim_func or scope.is_macro) and chain and chain[0] is scope:
+            self.fold_once(expr, scope, frame, 0)
         return self.eval_static(expr, frame)
+
+    def fold_once(self, expr: ast.expr, fn: Function, frame: Frame, depth: int) -> None:
+        """Bind in ``frame`` the names of kernel ``fn`` that ``expr`` reads and
+        that the kernel binds once to a Python value (``use_sync = manual``:
+        TVMScript keeps that value), when it is a plain constant here."""
+        if depth > 4:
+            return
+        for node in ast.walk(expr):
+            if type(node) is not ast.Name or node.id in frame.vars:
+                continue
+            binds = fn.assigns.get(node.id)
+            if not binds or len(binds) != 1 or binds[0].value is None or node.id in fn.params \
+                    or node.id in fn.mutated:
+                continue
+            value_expr = binds[0].value
+            self.fold_once(value_expr, fn, frame, depth + 1)
+            value = self.eval_static(value_expr, frame)
+            if plain(value):
+                frame.vars[node.id] = value
 
     def final(self, name: str):
         if self.module_frame is None:
