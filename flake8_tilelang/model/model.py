@@ -151,7 +151,8 @@ class Kernel:
     """A ``@T.prim_func``: the configs that reach it (one per compile site),
     its launches and every primitive it uses."""
 
-    __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index", "onchip")
+    __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index", "onchip",
+                 "_npuir_signs")
 
     def __init__(self, func: Function, uses: List[KernelUse], resolver: Optional[Resolver] = None,
                  raw_uses: Optional[List[KernelUse]] = None):
@@ -168,6 +169,7 @@ class Kernel:
         # the on-chip facts (buffer table, footprints): built by ``buffers.facts`` on the
         # first question a rule asks, so a run that selects no on-chip rule never builds them
         self.onchip = None
+        self._npuir_signs: Optional[bool] = None  # read off raw_uses, which never change
 
     def __repr__(self) -> str:
         return "<Kernel %s line %d>" % (self.display_name, self.line)
@@ -275,6 +277,11 @@ class Kernel:
         ``T.Scope("Cube")`` / ``T.Scope("Vector")``, a ``T.npuir_*`` primitive,
         or a pipe spelled ``"PIPE_MTE2"`` (npuir's ``pipe_barrier``/``set_flag``
         take the long names; Ascend C's add the prefix themselves)."""
+        if self._npuir_signs is None:
+            self._npuir_signs = self._find_npuir_signs()
+        return self._npuir_signs
+
+    def _find_npuir_signs(self) -> bool:
         for u in self.raw_uses:
             prim = u.prim
             if prim == "Scope":

@@ -10,6 +10,7 @@ from ..nodes import Function, Scope
 from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event, inert_function
+from .sites import names_read
 from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN, plain
 from .answers import Answers
 from .calls import Calls
@@ -72,6 +73,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # NamespaceV / DeferredCallV values made so far: a call's arguments are
         # searched for them only when some exist (see call_value)
         self.handles = 0
+        self.once_names: Dict[int, dict] = {}  # see fold_once
         # bumped by everything that may change state beyond the running frame's
         # names (a call, a store into a container, a global): see unknown_loop
         self.effects = 0
@@ -247,20 +249,22 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         """Bind in ``frame`` the names of kernel ``fn`` that ``expr`` reads and
         that the kernel binds once to a Python value (``use_sync = manual``:
         TVMScript keeps that value), when it is a plain constant here."""
-        if depth > 4:
+        once = self.once_names.get(id(fn))
+        if once is None:
+            once = self.once_names[id(fn)] = {
+                name: binds[0].value for name, binds in fn.assigns.items()
+                if len(binds) == 1 and binds[0].value is not None and name not in fn.params
+                and name not in fn.mutated}
+        if not once or depth > 4:
             return
-        for node in ast.walk(expr):
-            if type(node) is not ast.Name or node.id in frame.vars:
+        for name in names_read(expr, once):
+            if name in frame.vars:
                 continue
-            binds = fn.assigns.get(node.id)
-            if not binds or len(binds) != 1 or binds[0].value is None or node.id in fn.params \
-                    or node.id in fn.mutated:
-                continue
-            value_expr = binds[0].value
+            value_expr = once[name]
             self.fold_once(value_expr, fn, frame, depth + 1)
             value = self.eval_static(value_expr, frame)
             if plain(value):
-                frame.vars[node.id] = value
+                frame.vars[name] = value
 
     def final(self, name: str):
         if self.module_frame is None:

@@ -82,7 +82,7 @@ class SiteValues:
             return
         names = self._reads.get(id(expr))
         if names is None:
-            names = self._reads[id(expr)] = _names_read(expr, self._once)
+            names = self._reads[id(expr)] = names_read(expr, self._once)
         for name in names:
             if name not in self._done:
                 self._done.add(name)  # also guards `x = x + 1` cycles
@@ -93,7 +93,7 @@ class SiteValues:
                     self.frame.vars[name] = value
 
 
-def _names_read(expr: ast.expr, wanted) -> tuple:
+def names_read(expr: ast.expr, wanted) -> tuple:
     """The names in ``wanted`` that ``expr`` reads (a plain walk: shape
     expressions are small, ``ast.walk``'s generic machinery is not)."""
     out: list = []
