@@ -150,11 +150,14 @@ class Calls:
         if func is UNKNOWN:
             # something not known is called: it may change the dicts, lists and objects
             # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`)
-            for value in args + tuple(v[0] for v in kwargs.values()):
-                if type(value) is BoundV and type(value.func) is LibV:
-                    value = value.obj
-                if type(value) in _CONTAINERS and havoc(value):
-                    self.effects += 1
+            for value in args:
+                tv = type(value)
+                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV:
+                    self.spoil_given("", args, kwargs)
+                    break
+            else:
+                if kwargs:
+                    self.spoil_given("", args, kwargs)
             return UNKNOWN
         # What a call may change beyond the frames it creates (see unknown_loop):
         # a library call that is not pure, a method of a dict or list that is not
@@ -191,14 +194,14 @@ class Calls:
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
-            if (args or kwargs) and not keeps_arguments(func.q):
-                # `operator.setitem(cfg, k, v)`, `dict.update(cfg, ...)`, `random.shuffle(configs)`:
-                # a dict, list or object handed to a call that is not modelled may change
-                for value in args + tuple(v[0] for v in kwargs.values()):
-                    if type(value) is BoundV and type(value.func) is LibV:
-                        value = value.obj  # `functools.reduce(CFG.update, ...)`: its object may change
-                    if type(value) in _CONTAINERS and havoc(value):
-                        self.effects += 1
+            for value in args:
+                tv = type(value)
+                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV:
+                    self.spoil_given(func.q, args, kwargs)
+                    break
+            else:
+                if kwargs:
+                    self.spoil_given(func.q, args, kwargs)
             return result
         if t is FuncV:
             if func.ev is not self:
@@ -248,6 +251,18 @@ class Calls:
         return UNKNOWN
 
     # -- other modules' functions and context managers -------------------------
+    def spoil_given(self, q: str, args: tuple, kwargs) -> None:
+        """`operator.setitem(cfg, k, v)`, `dict.update(cfg, ...)`, `random.shuffle(configs)`:
+        the dicts, lists and objects handed to a library call that is not
+        modelled may change (also through a bound method: `reduce(CFG.update, ...)`)."""
+        if q and keeps_arguments(q):  # "": something not known is called
+            return
+        for value in args + tuple(v[0] for v in kwargs.values()):
+            if type(value) is BoundV and type(value.func) is LibV:
+                value = value.obj
+            if type(value) in _CONTAINERS and havoc(value):
+                self.effects += 1
+
     def harmless_call(self, q: str, args: tuple, kwargs) -> bool:
         """Whether calling ``q``, a name imported from another module, can
         change nothing this module reads: it is given only immutable values,

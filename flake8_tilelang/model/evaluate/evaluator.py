@@ -74,6 +74,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # searched for them only when some exist (see call_value)
         self.handles = 0
         self.once_names: Dict[int, dict] = {}  # see fold_once
+        self.once_reads: Dict[int, tuple] = {}
         # bumped by everything that may change state beyond the running frame's
         # names (a call, a store into a container, a global): see unknown_loop
         self.effects = 0
@@ -257,7 +258,10 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                 and name not in fn.mutated}
         if not once or depth > 4:
             return
-        for name in names_read(expr, once):
+        names = self.once_reads.get(id(expr))
+        if names is None:
+            names = self.once_reads[id(expr)] = names_read(expr, once)  # the kernel's AST lives as long
+        for name in names:
             if name in frame.vars:
                 continue
             value_expr = once[name]
