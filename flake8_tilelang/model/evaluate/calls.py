@@ -87,7 +87,15 @@ _CONTAINERS = (DictV, ListV, InstanceV)
 
 def keeps_arguments(q: str) -> bool:
     """Whether the library call ``q`` leaves the containers it is given as they were."""
-    return q in _KEEPS or q.split(".", 1)[0] in _KEEPS_ROOTS or q.startswith("os.path.")
+    found = _KEPT.get(q)
+    if found is None:
+        if len(_KEPT) > 4096:  # bounded: names come from the files read
+            _KEPT.clear()
+        found = _KEPT[q] = q in _KEEPS or q.split(".", 1)[0] in _KEEPS_ROOTS or q.startswith("os.path.")
+    return found
+
+
+_KEPT: Dict[str, bool] = {}
 
 
 def pure_library(q: str) -> bool:
@@ -194,14 +202,11 @@ class Calls:
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
-            for value in args:
+            for value in args if not kwargs else args + tuple(v[0] for v in kwargs.values()):
                 tv = type(value)
                 if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV:
                     self.spoil_given(func.q, args, kwargs)
                     break
-            else:
-                if kwargs:
-                    self.spoil_given(func.q, args, kwargs)
             return result
         if t is FuncV:
             if func.ev is not self:
@@ -499,7 +504,9 @@ class Calls:
         fn = func.fn
         if fn.is_prim_func or fn.is_macro or self.depth >= MAX_DEPTH or self.exhausted:
             return UNKNOWN
-        if not now and not unknown_args and self.deferred(fn):
+        if (fn.generator or type(fn.node) is ast.AsyncFunctionDef) and not now and not unknown_args:
+            # a generator function (a `yield` of its own) or an `async def`: calling it runs
+            # nothing yet; its body runs where the result is consumed (run_deferred)
             self.executed.add(id(fn))  # called: not swept as a function nothing calls
             self.handles += 1
             return DeferredCallV(func, args, kwargs, node)
@@ -531,11 +538,6 @@ class Calls:
         for r in frame.returns[1:]:
             result = join(result, r)
         return result
-
-    def deferred(self, fn: Function) -> bool:
-        """Whether calling ``fn`` runs nothing yet: an ``async def`` or a
-        generator function (a ``yield`` of its own, not of a nested def)."""
-        return fn.generator or type(fn.node) is ast.AsyncFunctionDef
 
     def run_deferred(self, value: DeferredCallV):
         """Run a generator's or coroutine's body where it is consumed, once;
