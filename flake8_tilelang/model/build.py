@@ -484,6 +484,14 @@ class Builder:
                 value = binds[-1].value if binds else None
                 if isinstance(value, ast.Call) and qualname(value.func, ctx.scope) in C.PASS_CONTEXT_NAMES:
                     inner = inner.but(pass_context=value)
+                elif isinstance(ctx.scope, Function) and (ctx.scope.is_prim_func or ctx.scope.is_macro):
+                    # `cube = T.Scope("C")` ... `with cube:`: that scope; any other object
+                    # entered in a kernel may open one (which one is not told)
+                    if len(binds) == 1 and isinstance(value, ast.Call) and \
+                            canonical_prim(qualname(value.func, ctx.scope)) == "Scope":
+                        inner = inner.but(tscope=_scope_kind(value))
+                    else:
+                        inner = inner.but(tscope="?")
             if item.optional_vars is not None:
                 self._bind(item.optional_vars, None, ctx)
         self._block(node.body, inner)
