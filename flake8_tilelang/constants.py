@@ -56,7 +56,10 @@ PASS_CONFIG_KEY_CLASSES = frozenset({
 })
 JIT_NAMES = frozenset({"tilelang.jit", "tilelang.jit.jit"})
 AUTOTUNE_NAMES = frozenset({"tilelang.autotune", "tilelang.autotuner.autotune"})
-COMPILE_NAMES = frozenset({"tilelang.compile", "tilelang.jit.compile"})
+# `tilelang.cached(func, out_idx, workspace_idx, *args, target=..., pass_configs=...)`
+# (tilelang/cache/__init__.py) compiles at once too, through the kernel cache.
+COMPILE_NAMES = frozenset({"tilelang.compile", "tilelang.jit.compile", "tilelang.cached", "tilelang.cache.cached"})
+CACHED_NAMES = frozenset({"tilelang.cached", "tilelang.cache.cached"})
 LOWER_NAMES = frozenset({"tilelang.lower", "tilelang.engine.lower", "tilelang.engine.lower.lower"})
 # Compile targets (``target=`` of jit / compile / lower), by dialect: tile-ai/tilelang-ascend
 # ascendc_pto `tilelang/utils/target.py` maps "ascendc" and "pto" to its Ascend C route and

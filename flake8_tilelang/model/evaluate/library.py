@@ -212,10 +212,13 @@ class Library:
             return PassDecoV() if not args else args[0]
         if q in C.COMPILE_NAMES:
             target = args[0] if args else kwargs.get("func", (UNKNOWN,))[0]
-            event = self.record("compile", node, kwargs, target, None, "tilelang.compile call")
+            cached = q in C.CACHED_NAMES
+            event = self.record("compile", node, kwargs, target, None,
+                                "tilelang.cached call" if cached else "tilelang.compile call")
             if event is not None:  # a 4th positional is `target` on npuir, `execution_backend` on ascendc_pto
                 starred = any(a is STAR_UNKNOWN for a in args)
-                event.target = compile_target(kwargs, UNKNOWN if len(args) > 3 or starred else None)
+                # cached's positionals after the third are its *args: its target is a keyword only
+                event.target = compile_target(kwargs, UNKNOWN if (len(args) > 3 and not cached) or starred else None)
             return UNKNOWN
         prim = canonical_prim(q)
         if prim == "prim_func":
