@@ -126,8 +126,11 @@ POST_SNAPSHOT_KEYS = frozenset({"tl.ascend_auto_sync_vs"})
 PASS_CONFIG_ENUM_POST_SNAPSHOT = {"TL_ASCEND_AUTO_SYNC_VS": "tl.ascend_auto_sync_vs"}
 PASS_CONFIG_ENUM.update(PASS_CONFIG_ENUM_POST_SNAPSHOT)
 KNOWN_KEYS = frozenset(PASS_CONFIG_ENUM.values())
-# Keys whose value is not a boolean switch.
-NON_BOOL_KEYS = frozenset({"tl.config_index_bitwidth", "cuda.kernels_output_dir", "tir.add_lower_pass"})
+# Keys whose value is not a boolean switch: `tl.Simplify` / `tir.Simplify` take a SimplifyConfig
+# (a dict of its fields; src/transform/simplify.cc:208), `tl.config_index_bitwidth` and
+# `tl.dynamic_alignment` an Integer (src/op/builtin.cc:26-28).
+NON_BOOL_KEYS = frozenset({"tl.config_index_bitwidth", "tl.dynamic_alignment", "tl.Simplify", "tir.Simplify",
+                           "cuda.kernels_output_dir", "tir.add_lower_pass"})
 # Keys no pass on the Ascend pipeline reads (rules-reference §a.2).
 INERT_KEYS = frozenset({
     "tl.Simplify", "tl.dynamic_alignment", "tl.disable_dynamic_tail_split",

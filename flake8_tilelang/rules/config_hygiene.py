@@ -210,7 +210,10 @@ other string has no single meaning: display-only.
     what="""
 Reports a boolean key (every Ascend switch, and the other boolean options)
 whose value is a string (`"True"`), `None`, a float or a list/tuple/dict.
-`True`/`False` and the integers `1`/`0` are fine.
+`True`/`False` and the integers `1`/`0` are fine. Options that are not
+booleans are not judged: `tl.Simplify` and `tir.Simplify` take a dict of
+SimplifyConfig fields, `tl.config_index_bitwidth` and `tl.dynamic_alignment`
+an integer, `cuda.kernels_output_dir` a path, `tir.add_lower_pass` a list.
 """,
     why="""
 TVM converts each value to the option's type when the kernel is compiled:
