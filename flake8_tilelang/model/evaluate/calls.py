@@ -85,6 +85,16 @@ _KEEPS_ROOTS = frozenset({
 _CONTAINERS = (DictV, ListV, InstanceV)
 
 
+# Library calls that run a generator or coroutine handed to them (iterate it, await it,
+# schedule it); any other (`print(job)`) leaves it pending.
+_CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "next", "sum", "any", "all", "min", "max",
+                        "dict", "enumerate", "zip", "iter", "map", "filter", "reversed", "functools.reduce"})
+
+
+def consumes(q: str) -> bool:
+    return q in _CONSUMERS or q.startswith(("asyncio.", "itertools."))
+
+
 def keeps_arguments(q: str) -> bool:
     """Whether the library call ``q`` leaves the containers it is given as they were."""
     found = _KEPT.get(q)
@@ -148,12 +158,12 @@ class Calls:
                 ta = type(a)
                 if ta is NamespaceV and not (t is LibV and func.q in _READS_A_NAMESPACE):
                     self.havoc_namespace(a.frame)  # `register(globals())`, `exec(src, globals())`
-                elif ta is DeferredCallV and t is LibV:
+                elif ta is DeferredCallV and t is LibV and consumes(func.q):
                     self.run_deferred(a)  # `asyncio.run(main())`, `list(gen())`, `next(gen)`
             for v in kwargs.values():
                 if type(v[0]) is NamespaceV:
                     self.havoc_namespace(v[0].frame)
-                elif type(v[0]) is DeferredCallV and t is LibV:
+                elif type(v[0]) is DeferredCallV and t is LibV and consumes(func.q):
                     self.run_deferred(v[0])
         if func is UNKNOWN:
             # something not known is called: it may change the dicts, lists and objects
@@ -295,23 +305,6 @@ class Calls:
                 or name in module.imports:
             return False
         return inert_function(other.b, fns[0])
-
-    def hands_over_work(self, args: tuple, kwargs) -> bool:
-        """Whether a call's arguments include what a helper could compile: a
-        prim_func, a factory of this module, or a container holding one."""
-        values = list(args) + [v[0] for v in kwargs.values()]
-        for _ in range(3):
-            nested = []
-            for value in values:
-                if isinstance(value, (KernelV, KernelsV, JitV)) or \
-                        (isinstance(value, FuncV) and value.ev is self):
-                    return True
-                if isinstance(value, (tuple, list)):
-                    nested.extend(value)
-                elif isinstance(value, DictV):
-                    nested.extend(e[0] for e in value.entries.values())
-            values = nested
-        return False
 
     def bridge(self, other, run, node):
         """Run ``run()`` (code of another module, on that module's evaluator)
