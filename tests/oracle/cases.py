@@ -828,4 +828,20 @@ stack.callback(CFG.update, {PassConfigKey.TL_ASCEND_AUTO_SYNC: False})
 stack.close()
 kernel = tilelang.compile(build(64), pass_configs=CFG)
 """, None),
+    Case("function_handed_to_map_and_sorted_changes_the_config", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+list(map(lambda k: CFG.update({k: False}), [PassConfigKey.TL_ASCEND_AUTO_SYNC]))
+k1 = tilelang.compile(build(64), pass_configs=CFG)
+
+OTHER = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def relax(item):
+    OTHER[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+    return item
+
+
+ordered = sorted([2, 1], key=relax)
+k2 = tilelang.compile(build(64), pass_configs=OTHER)
+""", None),
 ]

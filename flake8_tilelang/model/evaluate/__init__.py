@@ -33,6 +33,9 @@ imported or executed for real.
   every name of the module is unknown and every container the running frames
   hold is spoiled. Reading ``globals()`` changes nothing. So is a write
   through ``sys.modules[...]`` (``setattr(sys.modules[__name__], ...)``).
+- A function handed to ``map``, ``sorted`` (``key=``) or another library
+  call that calls back runs once with unknown arguments, in a branch of its
+  own: what it may change is unknown afterwards.
 - Calling a generator function or an ``async def`` runs nothing: its body
   runs where the result is consumed (iterated, awaited, or handed to a
   library call such as ``asyncio.run`` or ``list``), once, with the state of

@@ -15,7 +15,7 @@ from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
-    join, havoc, kernels_of, mklist, plain, seq_known, truth,
+    join, join_vars, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
 def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
@@ -83,6 +83,12 @@ _KEEPS_ROOTS = frozenset({
     "traceback", "platform", "inspect", "csv", "matplotlib",
 })
 _CONTAINERS = (DictV, ListV, InstanceV)
+
+
+# Library calls that call a function they are given (with values the evaluator does not follow).
+_CALLS_BACK = frozenset({"map", "filter", "sorted", "min", "max", "functools.reduce", "itertools.starmap",
+                         "itertools.filterfalse", "itertools.takewhile", "itertools.dropwhile",
+                         "itertools.accumulate", "itertools.groupby", "list.sort"})
 
 
 # Library calls that run a generator or coroutine handed to them (iterate it, await it,
@@ -209,6 +215,13 @@ class Calls:
             if func.q == "contextlib.contextmanager":
                 return GenCtxV(args[0]) if len(args) == 1 and not kwargs and isinstance(args[0], FuncV) \
                     else UNKNOWN
+            if func.q in _CALLS_BACK:
+                # `sorted(configs, key=relax)`, `list(map(lambda k: CFG.update(...), keys))`: the
+                # function may be called, with values not followed; what it changes may change
+                for value in args if not kwargs else args + tuple(v[0] for v in kwargs.values()):
+                    tv = type(value)
+                    if tv is FuncV or tv is LambdaV or (tv is BoundV and type(value.func) is FuncV):
+                        self.maybe_call(value, node, frame)
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
@@ -266,6 +279,31 @@ class Calls:
         return UNKNOWN
 
     # -- other modules' functions and context managers -------------------------
+    def maybe_call(self, func, node, frame: Frame) -> None:
+        """``func`` may be called (by ``map``, ``sorted``, ...) with arguments
+        not followed: run it once with unknown arguments, in a branch of its
+        own, so what it may change is unknown afterwards (a store into an
+        existing dict is not certain; a global it rebinds joins both values)."""
+        module = self.module_frame
+        before = dict(module.vars) if module is not None else None
+        saved = self.token
+        self.token = self.fork_token()
+        try:
+            if type(func) is LambdaV:
+                a = func.node.args
+                names = list(a.posonlyargs) + list(a.args)
+                self.call_lambda(func, tuple(UNKNOWN for _ in names), {})
+            else:
+                target = func.func if type(func) is BoundV else func
+                run = lambda: target.ev.call_function(target, (), {}, node, unknown_args=True)  # noqa: E731
+                run() if target.ev is self else self.bridge(target.ev, run, node)
+        except Abrupt:
+            pass
+        finally:
+            self.token = saved
+            if before is not None:
+                module.vars = join_vars(before, module.vars)
+
     def spoil_given(self, q: str, args: tuple, kwargs) -> None:
         """`operator.setitem(cfg, k, v)`, `dict.update(cfg, ...)`, `random.shuffle(configs)`:
         the dicts, lists and objects handed to a library call that is not
