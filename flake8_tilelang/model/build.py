@@ -198,15 +198,11 @@ class Builder:
         kind = _scope_kind(returned)
         arg = argument(returned, 0, "name")
         if kind == "?" and isinstance(arg, ast.Name):
-            from .calls import bind_arguments
+            from .calls import bind_arguments, parameter_default
 
             passed = bind_arguments(helper, call).get(arg.id)
             if passed is None:
-                args = helper.args
-                positional = list(args.posonlyargs) + list(args.args)
-                defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]],
-                                    args.defaults))
-                passed = defaults.get(arg.id)
+                passed = parameter_default(helper, arg.id)
             if isinstance(passed, ast.Constant) and isinstance(passed.value, str):
                 kind = passed.value
         return kind

@@ -42,3 +42,16 @@ def bind_arguments(func: ast.AST, call: ast.Call, skip_first: bool = False) -> D
         if kw.arg is not None:
             bound[kw.arg] = kw.value
     return bound
+
+
+def parameter_default(func: ast.AST, name: str) -> Optional[ast.expr]:
+    """The default expression of parameter ``name`` of a def, or None."""
+    args = func.args  # type: ignore[attr-defined]
+    positional = list(args.posonlyargs) + list(args.args)
+    for param, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if param.arg == name:
+            return default
+    for param, default in zip(args.kwonlyargs, args.kw_defaults):
+        if param.arg == name:
+            return default
+    return None

@@ -700,17 +700,13 @@ def _macro_test(test: ast.expr, macro: Function, via, resolver: Resolver, closur
 def _passed(name: str, via, index: int, resolver: Resolver, closure, depth: int):
     """What the call at ``via[index]`` passes for the macro's parameter ``name``
     (its default when it passes none), followed through the calling macros."""
-    from .calls import bind_arguments
+    from .calls import bind_arguments, parameter_default
 
     hop = via[index]
     node = hop.macro.node
     expr = bind_arguments(node, hop.call).get(name)
     if expr is None:
-        a = node.args  # type: ignore[attr-defined]
-        positional = list(a.posonlyargs) + list(a.args)
-        defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
-        defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
-        expr = defaults.get(name)
+        expr = parameter_default(node, name)
         if expr is None or any(isinstance(x, ast.Starred) for x in hop.call.args) or \
                 any(k.arg is None for k in hop.call.keywords):
             return UNKNOWN

@@ -13,7 +13,7 @@ from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives, inert_function
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
-    PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
+    DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
     join, join_vars, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
@@ -29,10 +29,7 @@ def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
 
 # methods of containers that only read them
 # (not list.index and the like: :meth:`method` spoils a list for a method it does not model)
-_DICT_READS = frozenset({"get", "copy", "keys", "values", "items", "__getitem__", "__contains__", "__len__",
-                         "__iter__", "__repr__", "__str__", "__eq__", "__ne__", "__hash__", "__sizeof__",
-                         "__format__"})
-READ_METHODS = frozenset({"dict.get", "dict.copy", "dict.keys", "dict.values", "dict.items", "list.copy"})
+READ_METHODS = frozenset({"dict." + name for name in DICT_READS} | {"list.copy"})
 
 
 # Library calls :meth:`Library.library` answers without changing a value it
@@ -44,11 +41,6 @@ READ_METHODS = frozenset({"dict.get", "dict.copy", "dict.keys", "dict.values", "
 OUTPUT_ONLY = (C.JIT_NAMES | C.AUTOTUNE_NAMES | C.COMPILE_NAMES | C.LOWER_NAMES | C.PASS_CONTEXT_NAMES
                | C.PASS_CONFIG_KEY_CLASSES | EFFECT_FREE_BUILTINS
                | frozenset({"dict.fromkeys", "functools.partial", "functools.wraps", "contextlib.contextmanager"}))
-
-
-# Callables that only read a namespace dict handed to them (``dict(globals())``).
-_READS_A_NAMESPACE = frozenset({"dict", "len", "print", "sorted", "list", "tuple", "set", "iter", "repr", "str",
-                                "isinstance", "id", "hash", "any", "all", "sum", "min", "max"})
 
 
 def _immutable(value, depth: int) -> bool:
@@ -162,7 +154,7 @@ class Calls:
         if self.handles and (args or kwargs):  # only once a namespace or a pending generator exists
             for a in args:
                 ta = type(a)
-                if ta is NamespaceV and not (t is LibV and func.q in _READS_A_NAMESPACE):
+                if ta is NamespaceV and not (t is LibV and keeps_arguments(func.q)):
                     self.havoc_namespace(a.frame)  # `register(globals())`, `exec(src, globals())`
                 elif ta is DeferredCallV and t is LibV and consumes(func.q):
                     self.run_deferred(a)  # `asyncio.run(main())`, `list(gen())`, `next(gen)`
@@ -749,7 +741,7 @@ class Calls:
             if name == "__delitem__" and len(args) == 1 and not kwargs:
                 self.del_item(obj, args[0])
                 return None
-            if name not in _DICT_READS and havoc(obj):
+            if name not in DICT_READS and havoc(obj):
                 self.effects += 1  # `cfg.__ior__(...)`, a method not modelled: anything may have changed
             return UNKNOWN
         if kind == "list" and isinstance(obj, list):

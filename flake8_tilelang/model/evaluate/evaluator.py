@@ -11,7 +11,7 @@ from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
-from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN, plain
+from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
 from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
@@ -243,31 +243,34 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             frame.globals = set(fn.globals)
             frame.nonlocals = fn.nonlocals
         if isinstance(scope, Function) and (scope.is_prim_func or scope.is_macro) and chain and chain[0] is scope:
-            self.fold_once(expr, scope, frame, 0)
+            self.fold_once(expr, scope, frame, set())
         return self.eval_static(expr, frame)
 
-    def fold_once(self, expr: ast.expr, fn: Function, frame: Frame, depth: int) -> None:
+    def fold_once(self, expr: ast.expr, fn: Function, frame: Frame, done: set, depth: int = 0) -> None:
         """Bind in ``frame`` the names of kernel ``fn`` that ``expr`` reads and
-        that the kernel binds once to a Python value (``use_sync = manual``:
-        TVMScript keeps that value), when it is a plain constant here."""
+        that the kernel binds once, by a plain assignment it never mutates
+        (``sub = block_M // 2``, ``use_sync = manual``: TVMScript keeps that
+        Python value), to what the evaluator makes of the value here. ``done``:
+        the names already folded into ``frame`` (also guards ``x = x + 1``)."""
         once = self.once_names.get(id(fn))
         if once is None:
             once = self.once_names[id(fn)] = {
                 name: binds[0].value for name, binds in fn.assigns.items()
                 if len(binds) == 1 and binds[0].value is not None and name not in fn.params
                 and name not in fn.mutated}
-        if not once or depth > 4:
+        if not once or depth > 16:
             return
         names = self.once_reads.get(id(expr))
         if names is None:
             names = self.once_reads[id(expr)] = names_read(expr, once)  # the kernel's AST lives as long
         for name in names:
-            if name in frame.vars:
+            if name in done:
                 continue
+            done.add(name)
             value_expr = once[name]
-            self.fold_once(value_expr, fn, frame, depth + 1)
+            self.fold_once(value_expr, fn, frame, done, depth + 1)
             value = self.eval_static(value_expr, frame)
-            if plain(value):
+            if value is not UNKNOWN:
                 frame.vars[name] = value
 
     def final(self, name: str):

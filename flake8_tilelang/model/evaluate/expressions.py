@@ -11,7 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
-    DeferredCallV, NamespaceV,
+    DICT_READS, DeferredCallV, NamespaceV,
     LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth, havoc,
 )
 
@@ -38,9 +38,6 @@ COMPARE = {
 
 _Name, _Constant, _Call, _Attribute, _BinOp, _Slice = ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.BinOp, ast.Slice
 _NOT_BOUND = object()
-# Methods of a namespace dict (``globals()``) that only read it.
-_NAMESPACE_READERS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__",
-                                "__iter__"})
 
 
 class Expressions:
@@ -384,7 +381,7 @@ class Expressions:
         if isinstance(obj, ImportV):
             return ImportV(obj.q + "." + attr, obj.ev)  # followed when used
         if type(obj) is NamespaceV:
-            if attr not in _NAMESPACE_READERS:
+            if attr not in DICT_READS:
                 self.havoc_namespace(obj.frame)  # `globals().update(...)`, `.pop`, `.setdefault`
             return UNKNOWN
         if isinstance(obj, LazyCallV):

@@ -31,11 +31,9 @@ class SiteValues:
     """One way a kernel is compiled: the frame its prim_func was defined in,
     the kernel's own folded locals, and the config of that compile site."""
 
-    __slots__ = ("kernel", "ev", "closure", "frame", "label", "line", "defaults", "config", "_cache", "_once",
-                 "_done", "_reads")
+    __slots__ = ("kernel", "ev", "closure", "frame", "label", "line", "defaults", "config", "_cache", "_done")
 
-    def __init__(self, kernel, ev, closure: Frame, label: str, line: Optional[int], defaults: bool, config,
-                 reads: Optional[Dict[int, tuple]] = None):
+    def __init__(self, kernel, ev, closure: Frame, label: str, line: Optional[int], defaults: bool, config):
         self.kernel = kernel
         self.ev = ev
         self.closure = closure
@@ -46,13 +44,11 @@ class SiteValues:
         self._cache: Dict[int, object] = {}
         # The prim_func's own frame: names it binds are unknown, except a name
         # assigned once by a plain assignment (``sub = block_M // 2``), which
-        # holds what the evaluator makes of its value (folded when first needed).
+        # holds what the evaluator makes of its value (``Evaluator.fold_once``,
+        # folded when first needed).
         fn = kernel.func
         self.frame = Frame("function", closure, closure.module, fn, set(fn.bound) | set(fn.params) | set(fn.assigns))
-        self._once = {name: binds[0].value for name, binds in fn.assigns.items()
-                      if len(binds) == 1 and binds[0].value is not None}
         self._done: set = set()
-        self._reads = reads if reads is not None else {}  # id(expr) -> once-assigned names it reads (per kernel)
 
     def __repr__(self) -> str:
         return "<SiteValues %s>" % self.label
@@ -71,26 +67,10 @@ class SiteValues:
         hit = self._cache.get(id(expr), self)
         if hit is not self:
             return hit
-        self._fold(expr, 0)
+        self.ev.fold_once(expr, self.kernel.func, self.frame, self._done)
         result = _quiet_eval(self.ev, expr, self.frame)
         self._cache[id(expr)] = result
         return result
-
-    def _fold(self, expr: ast.expr, depth: int) -> None:
-        """Bind the kernel's once-assigned names that ``expr`` reads."""
-        if depth > 16:
-            return
-        names = self._reads.get(id(expr))
-        if names is None:
-            names = self._reads[id(expr)] = names_read(expr, self._once)
-        for name in names:
-            if name not in self._done:
-                self._done.add(name)  # also guards `x = x + 1` cycles
-                value_expr = self._once[name]
-                self._fold(value_expr, depth + 1)
-                value = _quiet_eval(self.ev, value_expr, self.frame)
-                if value is not UNKNOWN:
-                    self.frame.vars[name] = value
 
 
 def names_read(expr: ast.expr, wanted) -> tuple:
@@ -177,7 +157,6 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
     single = kernel.configs[0] if len(kernel.configs) == 1 else None
     sites: List[SiteValues] = []
     seen = set()
-    reads: Dict[int, tuple] = {}
     for event in ev.events:
         found = list(event.kernels) if isinstance(event.kernels, list) else []
         found += [kv for kv in event.called if kv not in found]
@@ -193,8 +172,7 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
                 continue
             seen.add(key)
             config = configs.get(id(event.node), single)
-            sites.append(SiteValues(kernel, ev, kv.closure, label, getattr(call, "lineno", None), False, config,
-                                    reads))
+            sites.append(SiteValues(kernel, ev, kv.closure, label, getattr(call, "lineno", None), False, config))
     if sites:
         return sites
     factory = fn.parent

@@ -161,6 +161,12 @@ class LibV:
         return hash(("LibV", self.q))
 
 
+# Methods of a dict that only read it (also of a namespace dict, ``globals()``).
+DICT_READS = frozenset({"get", "copy", "keys", "values", "items", "__getitem__", "__contains__", "__len__",
+                        "__iter__", "__repr__", "__str__", "__eq__", "__ne__", "__hash__", "__sizeof__",
+                        "__format__"})
+
+
 class DeferredCallV:
     """A call of a generator function or an ``async def`` function: Python runs
     its body when the result is iterated or awaited (or handed to a library
