@@ -396,6 +396,29 @@ def f(M, N, n_threads=2):
     assert launch.is_npu is True
 
 
+@pytest.mark.parametrize("body, expected", [
+    ("T.copy(A[cid * 2, 0], A[0, 0])", ["cid"]),       # arithmetic
+    ("T.copy(A[cid, 0], A[0, 0])", ["cid"]),           # an index
+    ("x = -cid", ["cid"]),
+    ("c, v = cid\n            T.copy(A[c, v], A[0, 0])", []),   # unpacked: a list is fine
+    ("T.copy(A[cid[0], cid[1]], A[0, 0])", []),        # subscripted
+    ("helper(cid)", []),                               # handed to a call: not known here
+    ("cid = cid[0]\n            T.copy(A[cid * 2, 0], A[0, 0])", []),  # rebound
+])
+def test_single_target_number_reads(body, expected):
+    src = HEADER + """
+@tilelang.jit
+def f(M, N):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(4, is_npu=True) as cid:
+            %s
+    return main
+""" % body
+    (launch,) = only_kernel(src).launches
+    assert [n.id for n in launch.target_number_reads()] == expected
+
+
 def test_vid_bound_inside_kernel_is_not_unbound():
     src = HEADER + """
 @tilelang.jit

@@ -216,6 +216,35 @@ class Launch:
             return target.elts[1].id
         return "vid"
 
+    def target_number_reads(self) -> List[ast.Name]:
+        """For ``as cid`` (a single name): the reads of ``cid`` in the launch's
+        body that use it as a number, which fails while the kernel is parsed
+        when the launch yields the list ``[cid, vid]``: an operand of
+        arithmetic or a comparison, or part of an index (``A[cid * n, 0]``).
+        Unpacking (``c, v = cid``), subscripting (``cid[0]``) and handing it to
+        a call are fine with a list, so they are not counted; nor is anything
+        once the body assigns the name again (empty then)."""
+        target = self.target
+        if not isinstance(target, ast.Name):
+            return []
+        name = target.id
+        found: List[ast.Name] = []
+        for stmt in getattr(self.with_stmt, "body", ()):
+            for parent in ast.walk(stmt):
+                for field, child in ast.iter_fields(parent):
+                    children = child if isinstance(child, list) else [child]
+                    for node in children:
+                        if not isinstance(node, ast.Name) or node.id != name:
+                            continue
+                        if not isinstance(node.ctx, ast.Load):
+                            return []  # rebound in the body: what it holds later is not the launch's
+                        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)) \
+                                or (isinstance(parent, ast.Subscript) and field == "slice"):
+                            found.append(node)
+                        elif isinstance(parent, ast.Tuple) and _in_index(stmt, parent):
+                            found.append(node)
+        return found
+
     def vid_reads(self) -> List[ast.Name]:
         """Every read of :attr:`vid_name` inside the launch's body."""
         name = self.vid_name
@@ -240,3 +269,8 @@ class CompileSite:
     @property
     def line(self) -> int:
         return self.node.lineno  # type: ignore[attr-defined]
+
+
+def _in_index(root: ast.AST, node: ast.Tuple) -> bool:
+    """``node`` is the index tuple of a subscript under ``root`` (``A[cid, 0]``)."""
+    return any(isinstance(sub, ast.Subscript) and sub.slice is node for sub in ast.walk(root))

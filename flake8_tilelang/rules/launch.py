@@ -151,9 +151,12 @@ def vid_with_threads(model) -> Iterator[Report]:
     summary="Expert `T.Kernel(n, is_npu=True)` (no `threads`) bound to a single name",
     what="""
 Reports `with T.Kernel(n, is_npu=True) as cid:` (also `as (cid)`, which is the
-same thing) when `threads` is not given: an Expert launch binds two values.
+same thing) when `threads` is not given and the body uses `cid` as a number
+(`cid // n`, `A[cid * block_M, 0]`): an Expert launch binds two values.
 A `threads` factory parameter that is `None` at some compile sites (and
-something else at others) is reported with those sites.
+something else at others) is reported with those sites. A body that only
+unpacks or indexes the name (`cid, vid = ids`, `ids[0]`), hands it to a
+call, or assigns it again is fine with a list and is not reported.
 """,
     why="""
 Without `threads`, `KernelLaunchFrame.__enter__` returns the list `[cid, vid]`
@@ -169,7 +172,8 @@ first `cid // n_num` fails while the kernel is parsed.
 def expert_launch_single_target(model) -> Iterator[Report]:
     for kernel in model.kernels:
         for launch in kernel.launches:
-            if launch.is_npu is not True or not isinstance(launch.target, ast.Name):
+            if launch.is_npu is not True or not isinstance(launch.target, ast.Name) \
+                    or not launch.target_number_reads():
                 continue
             where = ""
             if not launch.expert:
