@@ -602,3 +602,61 @@ match MODE:
 def f(M, N):""" % mode + KERNEL
     (cfg,) = only_kernel(src).configs
     assert cfg.state(C.AUTO_SYNC) is expected
+
+
+MACRO_VALUES = HEADER + """
+import random
+
+AUTO = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+MANUAL = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+GUESS = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True, "tl.disable_tma_lower": True}
+
+
+@T.macro
+def synced(buf):
+    T.barrier_all()
+
+
+@T.macro
+def plain(buf):
+    T.tile.exp(buf, buf)
+
+
+def rows(M, N, body):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((32, N), "float16")
+            body(a)
+    return main
+
+
+tilelang.compile(rows(256, 64, plain), pass_configs=AUTO)
+tilelang.compile(rows(256, 64, synced), pass_configs=MANUAL)
+tilelang.compile(rows(256, 64, random.choice([plain, synced])), pass_configs=GUESS)
+"""
+
+
+def test_macro_passed_as_a_value_is_followed_per_site():
+    kernel = only_kernel(MACRO_VALUES)
+    by_switch = {}
+    for config in kernel.configs:
+        prims = sorted((u.use.prim, u.maybe) for u in kernel.uses_for(config) if u.via)
+        by_switch[(config.state(C.AUTO_SYNC), len(config.entries))] = prims
+    assert by_switch[(True, 1)] == [("tile.exp", False)]  # plain: no sync under AUTO
+    assert by_switch[(False, 1)] == [("barrier_all", False)]  # synced under MANUAL
+    # a value the engine cannot name at this site: neither macro is certain there
+    assert by_switch[(True, 2)] == [("barrier_all", True), ("tile.exp", True)]
+
+
+def test_macro_handed_to_a_macro_is_followed_per_site():
+    src = MACRO_VALUES.replace("            body(a)\n", "            stage(a, body)\n").replace(
+        "def rows(M, N, body):", "@T.macro\ndef stage(buf, fn):\n    fn(buf)\n\n\ndef rows(M, N, body):")
+    kernel = only_kernel(src)
+    by_switch = {}
+    for config in kernel.configs:
+        prims = sorted((u.use.prim, u.maybe, tuple(h.macro.name for h in u.via))
+                       for u in kernel.uses_for(config) if u.via)
+        by_switch[(config.state(C.AUTO_SYNC), len(config.entries))] = prims
+    assert by_switch[(True, 1)] == [("tile.exp", False, ("stage", "plain"))]
+    assert by_switch[(False, 1)] == [("barrier_all", False, ("stage", "synced"))]

@@ -15,6 +15,7 @@ from . import dialect as _dialect
 from .build import Builder
 from .config import PassConfig
 from .evaluate import DictV, export, truth
+from .evaluate.values import MacroV
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
 from .calls import argument
@@ -28,12 +29,22 @@ _PIPE_PRIMS = frozenset({"pipe_barrier", "set_flag", "wait_flag"})
 class MacroHop:
     """One macro call on the way from a kernel to a primitive."""
 
-    __slots__ = ("macro", "call", "caller")
+    __slots__ = ("macro", "call", "caller", "callee", "kernel")
 
-    def __init__(self, macro: Function, call: ast.Call, caller: Function):
+    def __init__(self, macro: Function, call: ast.Call, caller: Function,
+                 callee: Optional[ast.expr] = None, kernel: Optional[Function] = None):
         self.macro = macro
         self.call = call  # the call of ``macro``
         self.caller = caller  # the function (kernel or macro) that makes the call
+        # A call of a value (`body(x)`, `BODIES[mode](x)`, a macro's parameter the kernel
+        # passes a macro for): ``callee``, an expression of ``kernel``, is ``macro`` in some
+        # frame the kernel was made in; settled per compile site.
+        self.callee = callee
+        self.kernel = kernel
+
+    @property
+    def dynamic(self) -> bool:
+        return self.callee is not None
 
     @property
     def call_scope_kind(self) -> Optional[str]:
@@ -640,11 +651,19 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
     ``closure``: (kernel, the frame its def ran in) for one compilation;
     without it a test in the kernel is read in every frame it was made in."""
     conds = list(use.use.conds)
+    maybe = False
     for hop in use.via:
         conds.extend(hop.caller.call_conds.get(id(hop.call), ()))
+        if hop.callee is not None:
+            frame = closure[1] if closure is not None and hop.kernel is closure[0] else None
+            values = _callee_values(hop.callee, hop.kernel, resolver.owner_of(hop.kernel), frame)
+            here = [isinstance(v, MacroV) and v.fn is hop.macro for v in values]
+            if not any(here) and all(isinstance(v, MacroV) for v in values):
+                return None  # another macro is called there
+            if not all(here):
+                maybe = True  # this macro at some sites, something not known at others
     if not conds:
-        return use
-    maybe = False
+        return KernelUse(use.use, use.via, maybe=True) if maybe else use
     for test, polarity, scope in conds:
         owner = resolver.owner_of(scope)
         if closure is not None and scope is closure[0]:
@@ -972,7 +991,15 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
     seen = {hop.macro for hop in via} | {fn}
     owner = resolver.owner_of(fn)
     for call in fn.local_calls:
-        for target in owner.functions_for(call.func, fn):
+        targets = owner.functions_for(call.func, fn)
+        if not targets:
+            callee, kernel = _callee_in_kernel(call, fn, via)
+            if callee is not None:
+                for target in _called_macros(callee, kernel, resolver.owner_of(kernel)):
+                    if target not in seen:
+                        yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn, callee, kernel),))
+            continue
+        for target in targets:
             if target.is_macro and target not in seen:
                 yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn),))
             elif id(call) in fn.stmt_calls and not target.is_prim_func and target.jit is None \
@@ -984,3 +1011,56 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
                 for use in target.uses:
                     if id(use.call) in returned:
                         yield KernelUse(use, hop)
+
+
+_DYNAMIC_CALLEES = ("param", "assign", "mutated", "function", "import")
+
+
+def _callee_in_kernel(call: ast.Call, fn: Function, via) -> Tuple[Optional[ast.expr], Optional[Function]]:
+    """The expression of the kernel that names what ``call`` calls, when that
+    is a value: the callee itself in the kernel (``body(x)``), or, in a macro
+    the kernel calls directly, the argument the kernel passes for the
+    macro's parameter it calls (``stage(x, body)`` with ``def stage(buf, f):
+    f(buf)``)."""
+    if not via:
+        return (call.func, fn) if fn.is_prim_func else (None, None)
+    func = call.func
+    hop = via[-1]
+    if len(via) != 1 or not hop.caller.is_prim_func or hop.callee is not None or not isinstance(func, ast.Name) \
+            or func.id not in fn.params or func.id in fn.assigns:
+        return None, None
+    from .calls import bind_arguments
+
+    passed = bind_arguments(fn.node, hop.call).get(func.id)
+    return (passed, hop.caller) if passed is not None else (None, None)
+
+
+def _called_macros(func: ast.expr, fn: Function, owner: Resolver) -> List[Function]:
+    """The macros a kernel's call of a value may call (``body(x)`` with a
+    factory parameter ``body``, ``BODIES[mode](x)``): what the callee is in
+    each frame the kernel was made in, when that is a ``@T.macro``."""
+    root = func
+    while isinstance(root, (ast.Subscript, ast.Attribute)):
+        root = root.value
+    if not isinstance(root, ast.Name) or owner.lookup(root.id, fn)[0] not in _DYNAMIC_CALLEES:
+        return []
+    out: List[Function] = []
+    for value in _callee_values(func, fn, owner):
+        if isinstance(value, MacroV) and value.fn not in out:
+            out.append(value.fn)
+    return out
+
+
+def _callee_values(func: ast.expr, fn: Function, owner: Resolver, closure=None) -> list:
+    """The value of a kernel's callee in the frame ``closure``, else in every
+    frame the kernel was made in (the module's final state when they are not
+    all known)."""
+    ev = owner.evaluator()
+    if ev is None:
+        return [UNKNOWN]
+    if closure is not None:
+        return [ev.value_in(func, fn, closure)]
+    frames = ev.kernel_frames.get(id(fn))
+    if not frames or None in frames:
+        return [ev.value_in(func, fn)]
+    return [ev.value_in(func, fn, frame) for frame in frames]

@@ -8,7 +8,7 @@ from .budget import MAX_UNROLL, Budget
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS
 from .values import (
-    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, Module,
+    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, MacroV, Module,
     DeferredCallV, NamespaceV,
     PassContextV,
     hashable, havoc, join, join_vars, mklist, seq_known, truth,
@@ -421,6 +421,9 @@ class Statements:
                 return FuncV(value.fn, value.closure, value.defaults, value.ev, "class")
             if deco.q in ("staticmethod", "classmethod") and isinstance(value, JitV):
                 return value
+            if isinstance(value, FuncV) and value.fn.is_macro and deco.q.startswith("tilelang.language.") \
+                    and deco.q.endswith(".macro"):
+                return MacroV(value.fn)
         return self.call_value(deco, (value,), {}, node, frame)
 
     def classdef(self, node: ast.ClassDef, frame: Frame) -> None:

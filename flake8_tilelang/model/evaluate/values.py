@@ -58,6 +58,18 @@ class FuncV:
         self.kind = kind  # "", "static", "class"
 
 
+class MacroV:
+    """A ``@T.macro`` function as a Python value (``body = exp_manual``, a
+    factory parameter, a dict of macros): opaque to the evaluator, which
+    never runs a macro; the model follows the calls of it that a kernel
+    makes to the macro it is at each compile site."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Function):
+        self.fn = fn
+
+
 class LambdaV:
     __slots__ = ("node", "closure", "defaults")
 
