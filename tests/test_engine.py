@@ -763,3 +763,34 @@ def test_containers_handed_to_a_library_that_only_reads_them_stay_known():
     assert final(body, "FIRST") == 64
     assert final(body, "FLAG") is True
     assert final(body, "HEAD") is UNKNOWN  # shuffled in place
+
+
+@pytest.mark.parametrize("after", [
+    'OPTS["a"]["t"] = None',         # a nested dict changed in place
+    'OPTS["a"] = {"t": None}',       # an entry replaced
+    'OPTS = {"a": {"t": None}}',     # the name rebound
+    'LANES.append(None)\nLANES.pop(0)',  # a list changed in place
+])
+def test_kernel_reads_module_state_as_it_was_when_parsed(after):
+    src = """
+OPTS = {"a": {"t": 2}}
+LANES = [2]
+
+
+def build2(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float16")):
+        with T.Kernel(M // 64, threads=OPTS["a"]["t"], is_npu=True) as cid:
+            T.copy(A[cid], A[LANES[0]])
+        with T.Kernel(M // 64, threads=LANES[0], is_npu=True) as cid:
+            T.copy(A[cid], A[cid])
+
+    return main
+
+
+kernel = tilelang.compile(build2(128), pass_configs={AUTO: True})
+%s
+""" % after
+    model = model_of(src)
+    (kernel,) = [k for k in model.kernels if k.func.parent.name == "build2"]
+    assert [launch.threads for launch in kernel.launches] == [2, 2]

@@ -669,7 +669,10 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
         if closure is not None and scope is closure[0]:
             value = value_of(owner, test, scope, closure[1])
         else:
-            value = value_of(owner, test, scope)
+            if use.via and getattr(scope, "is_macro", False):
+                value = _macro_test_when_parsed(test, scope, use.via[0].caller, owner, resolver, closure)
+            else:
+                value = value_of(owner, test, scope)
             if value is UNKNOWN and use.via and getattr(scope, "is_macro", False):
                 value = _macro_test(test, scope, use.via, resolver, closure)
         if value is not UNKNOWN:
@@ -688,6 +691,31 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
 
 
 _PLAIN = (bool, int, float, str, type(None))
+
+
+def _macro_test_when_parsed(test: ast.expr, macro: Function, kernel: Function, owner: Resolver,
+                            resolver: Resolver, closure):
+    """A module-level macro's test, read with the module as it was when the
+    kernel that expands it was parsed (``closure``: one compile site of it;
+    else every frame the kernel was made in, when they agree)."""
+    if macro.parent is not owner.b.module or resolver.owner_of(kernel) is not owner:
+        return value_of(owner, test, macro)  # another module's, or a nested def: as the module ends
+    ev = owner.evaluator()
+    if ev is None:
+        return UNKNOWN
+    if closure is not None and closure[0] is kernel:
+        frames = [closure[1]]
+    else:
+        frames = ev.kernel_frames.get(id(kernel))
+        if not frames or None in frames:
+            return value_of(owner, test, macro)
+    first = UNKNOWN
+    for i, frame in enumerate(frames):
+        value = export(ev.value_in(test, macro, frame.module))
+        if value is UNKNOWN or (i and (type(value) is not type(first) or value != first)):
+            return UNKNOWN
+        first = value
+    return first
 
 
 def _macro_test(test: ast.expr, macro: Function, via, resolver: Resolver, closure):

@@ -11,7 +11,9 @@ from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
-from .values import DictV, FuncV, ImportV, LazyCallV, PENDING, UNKNOWN
+from .values import DictV, FuncV, ImportV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN
+
+_MUTABLE = (DictV, ListV, InstanceV, tuple)
 from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
@@ -202,13 +204,21 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
     def precise(self, obj) -> bool:
         return getattr(obj, "token", 0) == self.token
 
-    def kernel_frame(self, fn: Function, closure) -> None:
-        if self.quiet:
-            return
+    def kernel_frame(self, fn: Function, closure):
+        """``@T.prim_func`` ran on ``fn`` in ``closure``: TVMScript parses the
+        kernel now, reading its free names as they are at this moment. The
+        frame its expressions are read in (returned, and kept per kernel) is a
+        copy of ``closure`` and the frames around it as they are now, so a
+        module flag or dict changed after the kernel was made (`MANUAL = True`
+        after the compile, a loop setting a global per compile) is not read
+        in its later state."""
+        if self.quiet or closure is None:
+            return closure
         frames = self.kernel_frames.setdefault(id(fn), [])
-        if closure in frames or None in frames:
-            return
-        frames.append(closure if len(frames) < 16 else None)
+        snapshot = freeze_frame(closure, fn.loaded)
+        if None not in frames:
+            frames.append(snapshot if len(frames) < 16 else None)
+        return snapshot
 
     def locals_of(self, fn: Function) -> set:
         """The names local to a function (bound anywhere in it)."""
@@ -295,3 +305,70 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             return UNKNOWN
         finally:
             self.token, self.steps, self.quiet = saved
+
+
+_FREEZE_ITEMS = 4096  # containers copied for one kernel's snapshot, at most
+
+
+def freeze_frame(frame: Frame, names) -> Frame:
+    """A copy of ``frame`` and of the frames around it (up to the module's),
+    whose values of ``names`` that are containers are copies too, as they
+    are now: later stores into the live frames or containers do not reach
+    it. A container too large to copy is unknown in the copy."""
+    copies: Dict[int, Frame] = {}
+    budget = [_FREEZE_ITEMS]
+
+    def copy(f: Optional[Frame]) -> Optional[Frame]:
+        if f is None:
+            return None
+        done = copies.get(id(f))
+        if done is not None:
+            return done
+        new = Frame(f.kind, None, None, f.fn, f.locals)
+        copies[id(f)] = new
+        new.vars = dict(f.vars)
+        for name in names:
+            value = new.vars.get(name)
+            if value is not None and type(value) in _MUTABLE:
+                new.vars[name] = _frozen(value, budget, 0)
+        new.parent = copy(f.parent)
+        new.module = new if f.module is f else copy(f.module)
+        new.globals = f.globals
+        new.nonlocals = f.nonlocals
+        new.star_unknown = f.star_unknown
+        new.call = f.call
+        return new
+
+    return copy(frame)  # type: ignore[return-value]
+
+
+def _frozen(value, budget: list, depth: int):
+    t = type(value)
+    if t not in _MUTABLE:
+        return value
+    if depth > 6 or budget[0] <= 0:
+        return UNKNOWN
+    if t is DictV:
+        budget[0] -= len(value.entries) + 1
+        if budget[0] < 0:
+            return UNKNOWN
+        return DictV(value.token, {key: (_frozen(entry[0], budget, depth + 1),) + tuple(entry[1:])
+                                   for key, entry in value.entries.items()}, value.complete)
+    if t is ListV or t is tuple:
+        budget[0] -= len(value) + 1
+        if budget[0] < 0:
+            return UNKNOWN
+        items = [_frozen(item, budget, depth + 1) for item in value]
+        if t is tuple:
+            return value if all(a is b for a, b in zip(items, value)) else tuple(items)
+        out = ListV(items, value.token)
+        out.spoiled = value.spoiled
+        return out
+    # an instance: its attributes as they are now
+    budget[0] -= len(value.attrs) + 1
+    if budget[0] < 0:
+        return UNKNOWN
+    out = InstanceV(value.cls, value.token)
+    out.opaque = value.opaque
+    out.attrs = {name: _frozen(attr, budget, depth + 1) for name, attr in value.attrs.items()}
+    return out

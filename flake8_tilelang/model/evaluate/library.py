@@ -223,8 +223,7 @@ class Library:
         prim = canonical_prim(q)
         if prim == "prim_func":
             if len(args) == 1 and isinstance(args[0], FuncV):
-                self.kernel_frame(args[0].fn, args[0].closure)
-                return KernelV(args[0].fn, args[0].closure)
+                return KernelV(args[0].fn, self.kernel_frame(args[0].fn, args[0].closure))
             return UNKNOWN
         if q in C.PASS_CONTEXT_NAMES:
             return self.pass_context(args, kwargs, node)
