@@ -156,3 +156,57 @@ def test_a_call_of_another_modules_function_runs_unless_harmless(tmp_path):
     writes = ("def reference(x, k, scale=1.0):\n    TABLE['tl.ascend_auto_sync'] = True\n    return x\n")
     assert not golden_ran(pure)
     assert golden_ran(writes)
+
+
+def _import_project(tmp_path, side_module):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'imports'\n")
+    (tmp_path / "keys.py").write_text("import tilelang\n\nSYNC = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC\n"
+                                      "SHARED = {SYNC: True}\n")
+    (tmp_path / "side.py").write_text(side_module)
+    kernel = tmp_path / "kern.py"
+    kernel.write_text(textwrap.dedent("""\
+        import tilelang
+        import tilelang.language as T
+        import keys
+        import side  # noqa: F401
+        from keys import SYNC
+
+        LOCAL = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+        LOCAL[keys.SYNC] = False
+
+
+        def build(M):
+            @T.prim_func
+            def main(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.barrier_all()
+            return main
+
+
+        local = tilelang.compile(build(64), pass_configs=LOCAL)
+        shared = tilelang.compile(build(64), pass_configs=keys.SHARED)
+        literal = tilelang.compile(build(64), pass_configs={SYNC: True})
+        """))
+    return str(kernel)
+
+
+def test_import_time_effects_and_keys_from_another_module(tmp_path):
+    """`LOCAL[keys.SYNC] = False` stores under the key's value (it was stored
+    under the unread import: the kernel kept AUTO_SYNC on). A module whose top
+    level changes another one runs at its import; one that only defines
+    names is not evaluated until a name of it is used."""
+    from flake8_tilelang.model import build_model
+
+    def switches(side_module):
+        kernel = _import_project(tmp_path, side_module)
+        with open(kernel, encoding="utf-8") as f:
+            model = build_model(ast.parse(f.read()), kernel)
+        (k,) = model.kernels
+        side = [r for p, r in model.resolver.loader.resolvers.items() if p.endswith("side.py")]
+        ran = bool(side) and side[0].module_evaluator is not None
+        return [c.state("tl.ascend_auto_sync") for c in k.configs], ran
+
+    states, ran = switches("import keys\n\nkeys.SHARED[keys.SYNC] = False\n")
+    assert states == [False, False, True] and ran
+    states, ran = switches("import keys\n\n\ndef helper():\n    return keys.SYNC\n")
+    assert states == [False, True, True] and not ran

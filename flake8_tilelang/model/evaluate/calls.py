@@ -674,6 +674,7 @@ class Calls:
                 return False
             return UNKNOWN
         if kind == "dict" and isinstance(obj, DictV):
+            args = tuple(self.deref(a) for a in args)  # keys imported from the project: their values
             if name == "copy" and not args:
                 return obj.copy(self.token)
             if name == "get" and args:

@@ -197,7 +197,7 @@ class Expressions:
                 other = self.expr(v, frame)
                 self.merge_into(result, other)
                 continue
-            key = self.expr(k, frame)
+            key = self.deref(self.expr(k, frame))  # a key imported from the project: its value
             value = self.expr(v, frame)
             if key is UNKNOWN or not hashable(key):
                 spoil(result)
@@ -230,7 +230,7 @@ class Expressions:
                 if count[0] > MAX_UNROLL:
                     return False
                 if result is not None:
-                    key = self.expr(node.key, inner)
+                    key = self.deref(self.expr(node.key, inner))
                     value = self.expr(node.value, inner)
                     if key is UNKNOWN or not hashable(key):
                         return False
@@ -267,6 +267,7 @@ class Expressions:
 
     def subscript(self, obj, key):
         obj = self.deref(obj)
+        key = self.deref(key)
         if type(obj) is LibV and obj.q == "sys.modules":
             self.handles += 1
             return NamespaceV(self.module_frame)  # maybe this module: its names, written through later

@@ -54,6 +54,55 @@ _PURE_EVAL_NODES = (ast.Expression, ast.Name, ast.Attribute, ast.Constant, ast.L
                     ast.List, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Slice)
 
 
+def import_time_effects(builder) -> bool:
+    """Whether importing the module may change another module of the
+    project: its top-level code (what runs at import; function bodies do
+    not) stores into, deletes from or calls something rooted at a name it
+    imports from the project (``configs.CFG[K] = False``,
+    ``configs.CFG.update(...)``, ``enable_expert()``, ``setup(CFG)``), or
+    calls a function of its own (which may do so). Decided on the AST alone."""
+    module = builder.module
+    project = {name for name, target in module.imports.items()
+               if target is None or target.startswith(".")
+               or (target.split(".")[0] not in LIBRARY_ROOTS and target.split(".")[0] not in DENY)}
+    if builder.star_imports:
+        return True
+    if not project:
+        return False
+    local = set(module.functions) | set(module.classes)
+    stack = list(builder.tree.body)
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            stack.extend(node.decorator_list)
+            stack.extend(d for d in node.args.defaults + node.args.kw_defaults if d is not None)
+            continue
+        if t is ast.Lambda:
+            continue
+        if t is ast.Call:
+            root = _root_name(node.func)
+            if root in project or root in local:
+                return True
+            if any(_root_name(a) in project for a in node.args) or \
+                    any(_root_name(k.value) in project for k in node.keywords):
+                return True
+        elif t in (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete):
+            targets = node.targets if t is ast.Assign or t is ast.Delete else [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, (ast.Subscript, ast.Attribute)) and _root_name(sub) in project:
+                        return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _root_name(expr) -> Optional[str]:
+    while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Call)):
+        expr = expr.func if isinstance(expr, ast.Call) else expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
 def inert_function(builder, fn: Function, visiting: Optional[set] = None) -> bool:
     """``Evaluator.inert`` on a module's builder facts alone (no evaluation):
     ``fn`` reads only its own names, builtins without an effect on a
@@ -250,6 +299,8 @@ class Library:
                         spoil(result)
                         continue
                     for pair in seq:
+                        if isinstance(pair, tuple) and len(pair) == 2:
+                            pair = (self.deref(pair[0]), pair[1])
                         if isinstance(pair, tuple) and len(pair) == 2 and hashable(pair[0]) \
                                 and pair[0] is not UNKNOWN:
                             result.entries[pair[0]] = (pair[1], node, None, self.filename)

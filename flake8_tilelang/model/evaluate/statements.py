@@ -6,7 +6,7 @@ from typing import Dict, Optional
 
 from .budget import MAX_UNROLL, Budget
 from .frames import Abrupt, Frame
-from .library import DENY, LIBRARY_ROOTS
+from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
     MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, MacroV, Module,
     DeferredCallV, NamespaceV,
@@ -496,6 +496,7 @@ class Statements:
     def import_(self, node, frame: Frame) -> None:
         if isinstance(node, ast.Import):
             for alias in node.names:
+                self.run_if_it_changes_others(alias.name, frame)
                 if alias.asname:
                     frame.vars[alias.asname] = self.import_value(alias.name)
                 else:
@@ -503,12 +504,45 @@ class Statements:
                     frame.vars[root] = self.import_value(root)
             return
         module = "." * (node.level or 0) + (node.module or "")
+        if module.strip("."):
+            self.run_if_it_changes_others(module, frame)
         for alias in node.names:
             if alias.name == "*":
                 self.star_import(module, frame)
                 continue
             sep = "" if module.endswith(".") else "."
+            if not module.strip("."):
+                self.run_if_it_changes_others(module + alias.name, frame)  # `from . import expert_mode`
             frame.vars[alias.asname or alias.name] = self.import_value(module + sep + alias.name)
+
+    def run_if_it_changes_others(self, q: str, frame: Frame) -> None:
+        """Python runs a module when it is first imported; a module of the
+        project whose top-level code may change another one (``from . import
+        expert_mode`` switching the shared config) is evaluated here and now,
+        so what it changes is changed for the rest of this module. Other
+        modules are read when their names are used, if ever."""
+        if self.quiet or (not q.startswith(".") and (q.split(".")[0] in LIBRARY_ROOTS or q.split(".")[0] in DENY)):
+            return
+        loader = self.resolver.loader
+        try:
+            found = loader.split(q, self.filename)
+        except Exception:
+            return
+        if found is None or found[1]:
+            return  # not a module of the project, or a name inside one (its module is checked)
+        other = loader.resolver_for(found[0])
+        if other is None or other is self.resolver:
+            return
+        effects = getattr(other, "import_effects", None)
+        if effects is None:
+            effects = other.import_effects = import_time_effects(other.b)
+        if effects:
+            # what this module imported so far is bound now (`from .configs import MODE` keeps
+            # the object it got, whatever the other module rebinds later)
+            for name, value in list(frame.vars.items()):
+                if type(value) is ImportV:
+                    frame.vars[name] = self.deref(value)
+            self.deref(ImportV(q, self))
 
     def star_import(self, module: str, frame: Frame) -> None:
         """``from .cfg import *``: the names a module of the user's exports
@@ -625,6 +659,7 @@ class Statements:
 
     def set_item(self, obj, key, value, key_node, value_node) -> None:
         obj = self.deref(obj)
+        key = self.deref(key)
         if type(obj) is NamespaceV:
             self.havoc_namespace(obj.frame)  # `globals()["CFG"] = ...`
             return
@@ -663,6 +698,7 @@ class Statements:
 
     def del_item(self, obj, key) -> None:
         obj = self.deref(obj)
+        key = self.deref(key)
         if type(obj) is NamespaceV:
             self.havoc_namespace(obj.frame)
             return

@@ -452,6 +452,10 @@ def spoil(d: DictV) -> None:
 
 
 def hashable(value) -> bool:
+    """Usable as a dict key: hashable, and not a value still to be read (a
+    name imported from the project that nobody has followed yet)."""
+    if type(value) is ImportV or type(value) is LazyCallV:
+        return False
     try:
         hash(value)
     except TypeError:
