@@ -210,3 +210,37 @@ def test_import_time_effects_and_keys_from_another_module(tmp_path):
     assert states == [False, False, True] and ran
     states, ran = switches("import keys\n\n\ndef helper():\n    return keys.SYNC\n")
     assert states == [False, True, True] and not ran
+
+
+def test_a_dict_of_another_module_handed_to_a_call_that_may_change_it(tmp_path):
+    """`operator.setitem(keys.SHARED, ...)`, `prepare(keys.SHARED)`: the dict
+    is named through a module not read yet; the call may change it."""
+    from flake8_tilelang.model import build_model
+
+    _import_project(tmp_path, "X = 1\n")
+    for call in ("operator.setitem(keys.SHARED, keys.SYNC, False)", "runner.prepare(keys.SHARED)"):
+        kernel = tmp_path / "kern5.py"
+        kernel.write_text(textwrap.dedent("""\
+            import operator
+
+            import runner
+            import tilelang
+            import tilelang.language as T
+            import keys
+
+            %s
+
+
+            def build(M):
+                @T.prim_func
+                def main(A: T.Tensor((M,), "float16")):
+                    with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                        T.barrier_all()
+                return main
+
+
+            shared = tilelang.compile(build(64), pass_configs=keys.SHARED)
+            """ % call))
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        (k,) = model.kernels
+        assert [c.state("tl.ascend_auto_sync") for c in k.configs] == [None], call

@@ -844,4 +844,23 @@ def relax(item):
 ordered = sorted([2, 1], key=relax)
 k2 = tilelang.compile(build(64), pass_configs=OTHER)
 """, None),
+    Case("keys_and_import_time_effects_of_other_modules", """
+import operator
+
+from keys import MODE
+import switcher  # noqa: F401
+import keys
+
+LOCAL = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+LOCAL[keys.SYNC] = False
+k1 = tilelang.compile(build(64), pass_configs=LOCAL)
+k2 = tilelang.compile(build(64), pass_configs=keys.SHARED)
+k3 = tilelang.compile(build(64), pass_configs={keys.SYNC: MODE == "auto"})
+operator.setitem(keys.OTHER, keys.SYNC, False)
+k4 = tilelang.compile(build(64), pass_configs=keys.OTHER)
+""", None, siblings={
+        "keys": "import tilelang\n\nSYNC = tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC\n"
+                "SHARED = {SYNC: True}\nOTHER = {SYNC: True}\nMODE = 'auto'\n",
+        "switcher": "import keys\n\nkeys.SHARED[keys.SYNC] = False\nkeys.MODE = 'manual'\n",
+    }),
 ]

@@ -168,7 +168,7 @@ class Calls:
             # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`)
             for value in args:
                 tv = type(value)
-                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV:
+                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV or tv is LazyCallV:
                     self.spoil_given("", args, kwargs)
                     break
             else:
@@ -219,7 +219,7 @@ class Calls:
                 result.home = self
             for value in args if not kwargs else args + tuple(v[0] for v in kwargs.values()):
                 tv = type(value)
-                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV:
+                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV or tv is LazyCallV:
                     self.spoil_given(func.q, args, kwargs)
                     break
             return result
@@ -303,6 +303,8 @@ class Calls:
         if q and keeps_arguments(q):  # "": something not known is called
             return
         for value in args + tuple(v[0] for v in kwargs.values()):
+            if type(value) is ImportV or type(value) is LazyCallV:
+                value = self.deref(value)  # `prepare(configs.CFG)`: the dict it names
             if type(value) is BoundV and type(value.func) is LibV:
                 value = value.obj
             if type(value) in _CONTAINERS and havoc(value):

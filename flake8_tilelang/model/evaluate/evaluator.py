@@ -192,8 +192,10 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
             if value.result is PENDING:
                 value.result = UNKNOWN  # re-entrance guard
                 func = self.deref(value.func)
+                # a function that cannot be read (a module outside the project) is called too:
+                # as any unknown callee, it may change the dicts and lists it is given
                 value.result = self.deref(self.call_value(func, value.args, value.kwargs, value.node,
-                                                          self.module_frame)) if func is not UNKNOWN else UNKNOWN
+                                                          self.module_frame))
             return value.result
         if isinstance(value, ImportV):
             value = self.resolve_import(value.q, value)
