@@ -442,6 +442,24 @@ class FileModel:
             view = self._views[key] = _view(self, key)
         return view
 
+    def scope_name_of(self, use: Use) -> Optional[str]:
+        """The name a ``T.Scope(...)`` use passes: its literal, else the
+        string its argument holds where the kernel writing it was made (the
+        same at every compile site; a macro's parameter is not followed).
+        None when not known."""
+        name = use.scope_name
+        if name != "?":
+            return name
+        owner = use.owner
+        if not isinstance(use.call, ast.Call) or self.resolver is None or not isinstance(owner, Function) \
+                or not owner.is_prim_func:
+            return None
+        arg = argument(use.call, 0, "name")
+        if arg is None:
+            return None
+        value = value_of(self.resolver.owner_of(owner), arg, owner)
+        return value if isinstance(value, str) else None
+
     @classmethod
     def empty(cls, filename: str) -> "FileModel":
         return cls(filename, False, [], [])

@@ -24,3 +24,14 @@ def name(text: str) -> str:
     if text.isidentifier():
         return "`%s`" % text
     return quoted(text)
+
+
+def source(node, limit: int = 40) -> str:
+    """An expression as written (re-printed on one line), shortened with
+    ``...`` past ``limit`` characters."""
+    import ast
+
+    text = " ".join(ast.unparse(node).split()).replace("`", "'")
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return text

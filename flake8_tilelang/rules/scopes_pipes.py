@@ -11,7 +11,7 @@ from ..model.sides import PIPES as VALID_PIPES, SIDE_NAMES
 from ..diagnostic import Report
 from ..registry import ERROR, report, rule
 from . import _fix
-from ._text import quoted
+from ._text import quoted, source as _source
 
 _TO_V = {"v", "vec", "vector", "aiv", "vec_core", "vector_core"}
 _TO_C = {"c", "cube", "aic", "cube_core"}
@@ -34,7 +34,9 @@ reports what does not). Otherwise display-only (the advice names both).
     what="""
 Reports `T.Scope("...")` whose literal is not exactly `"C"` or `"V"`
 (`"Vector"`, `"Cube"`, `"v"`, `"vec"`, ...), anywhere in the file, and
-suggests the letter it most likely means.
+suggests the letter it most likely means. In a kernel, a name or expression
+(`T.Scope(SIDE)`, `T.Scope(SIDES[side])`) is judged by the string it holds
+where the kernel is made, when that is the same at every compile site.
 """,
     why="""
 `T.Scope` writes `resource_scope = 1 if name == "V" else 0`
@@ -44,7 +46,8 @@ therefore compiles Vector code for the Cube core.
 """,
     fix='Write `T.Scope("V")` for Vector code and `T.Scope("C")` for Cube code.',
     known_false_positives="""
-None: non-literal arguments are not checked. `"Cube"` and `"Vector"` are the two
+None known. A non-literal argument is judged only in a kernel, by the value it has at every
+compile site (a macro's parameter is not followed). `"Cube"` and `"Vector"` are the two
 scopes of the AscendNPU IR dialect (branch `npuir`, whose `src/ir.cc` `Scope()` sets
 the Vector scope for `scope_name == "Vector"` and Cube for anything else): like every
 Ascend C rule, this one does not judge a kernel compiled with `target="npuir"`, nor one
@@ -60,19 +63,27 @@ is not judged: the `npuir` branch's own `jit` defaults to `target="npuir"`.
 )
 def scope_name(model) -> Iterator[Report]:
     for use in model.all_uses:
-        if use.prim != "Scope" or use.scope_name in (None, "?", "C", "V"):
+        if use.prim != "Scope":
             continue
-        low = use.scope_name.lower()
+        name = model.scope_name_of(use)
+        if name in (None, "?", "C", "V"):
+            continue
+        low = name.lower()
         meant = "V" if low in _TO_V or low.startswith("v") else "C" if low in _TO_C or low.startswith("c") else None
         title = 'Use `T.Scope("%s")`' % meant if meant else 'Use `T.Scope("C")` or `T.Scope("V")`'
-        arg = use.call.args[0] if isinstance(use.call, ast.Call) and use.call.args else None
-        edits = _fix.replace_string(arg, meant) if meant and arg is not None else None
+        arg = argument(use.call, 0, "name") if isinstance(use.call, ast.Call) else None
+        literal = arg is None or isinstance(arg, ast.Constant)
+        edits = _fix.replace_string(arg, meant) if meant and literal else None
+        if not literal:
+            shown = _source(arg)
+            title = ('Make `%s` "%s"' % (shown, meant)) if meant else 'Make `%s` "C" or "V"' % shown
         yield report(
             use,
-            '`T.Scope(%s)` silently selects the Cube core: only the exact string "V" selects Vector'
-            % quoted(use.scope_name),
+            ('`T.Scope(%s)`' % quoted(name) if literal else
+             '`T.Scope(%s)` passes %s, which' % (_source(arg), quoted(name)))
+            + ' silently selects the Cube core: only the exact string "V" selects Vector',
             help=title,
-            fix=_fix.fix(title, edits, _fix.UNSAFE),
+            fix=_fix.fix(title, edits, _fix.UNSAFE) if edits else None,
         )
 
 
