@@ -794,3 +794,19 @@ kernel = tilelang.compile(build2(128), pass_configs={AUTO: True})
     model = model_of(src)
     (kernel,) = [k for k in model.kernels if k.func.parent.name == "build2"]
     assert [launch.threads for launch in kernel.launches] == [2, 2]
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("str(tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC)", "PassConfigKey.TL_ASCEND_AUTO_SYNC"),
+    ('"%s" % tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC', "PassConfigKey.TL_ASCEND_AUTO_SYNC"),
+    ("tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC.value", "tl.ascend_auto_sync"),
+    ("tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC.name", "TL_ASCEND_AUTO_SYNC"),
+    ('tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC + ""', "tl.ascend_auto_sync"),
+    ('tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC.startswith("tl.")', True),
+    ("tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC == 'tl.ascend_auto_sync'", True),
+    # format() of a str Enum member: its value before Python 3.11, its name from 3.11
+    ('f"{tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC}"', UNKNOWN),
+    ('"{}".format(tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC)', UNKNOWN),
+])
+def test_pass_config_key_members_are_str_enum_members(expr, expected):
+    assert final("X = %s\n" % expr, "X") == expected

@@ -84,7 +84,7 @@ def advice_lines(f) -> List[Tuple[str, str]]:
         lines.append(("help", f.help))
     if fix is not None:
         if fix.applicability == "display-only":
-            if not f.help:
+            if not lines:  # the advice, once (a help equal to the title was not added above)
                 lines.append(("help", fix.title))
         else:
             lines.append(("fix" if fix.applicability == "safe" else "unsafe fix", fix.title))

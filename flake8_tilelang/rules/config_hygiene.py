@@ -94,7 +94,18 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
         )
     for _, entry in _entries(model):
         key = entry.key
-        if key.startswith("PassConfigKey.") and not isinstance(getattr(entry.node, "attr", None), str):
+        if key.startswith("PassConfigKey.") and key.split(".", 1)[1] in C.PASS_CONFIG_ENUM:
+            # `str(PassConfigKey.X)` (or `"%s" % ...`): the member's name, not its value
+            member = key.split(".", 1)[1]
+            advice = "Use `PassConfigKey.%s` itself, or its `.value`" % member
+            yield report(
+                entry.node,
+                "pass config key %s is not registered: `str()` of a PassConfigKey member is its name, not "
+                "its value, and the compile aborts with `AttributeError: Invalid config option`" % quoted(key),
+                help=advice,
+                fix=_fix.fix(advice, None, _fix.DISPLAY_ONLY),
+            )
+        elif key.startswith("PassConfigKey.") and not isinstance(getattr(entry.node, "attr", None), str):
             # getattr(PassConfigKey, "NAME") or a comprehension over names
             name = key.split(".", 1)[1]
             yield report(

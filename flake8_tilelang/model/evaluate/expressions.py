@@ -11,7 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
-    DICT_READS, DeferredCallV, NamespaceV,
+    DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth, havoc,
 )
 
@@ -170,6 +170,8 @@ class Expressions:
                     parts.append(str(v.value))
                 elif isinstance(v, ast.FormattedValue) and v.format_spec is None and v.conversion == -1:
                     x = self.expr(v.value, frame)
+                    if type(x) is KeyMember:
+                        return UNKNOWN  # f"{PassConfigKey.X}": the value before Python 3.11, the name from 3.11
                     if not isinstance(x, (str, int)) or isinstance(x, bool) or \
                             (isinstance(x, int) and x.bit_length() > 4 * MAX_LEN):
                         return UNKNOWN
@@ -377,7 +379,7 @@ class Expressions:
         if isinstance(obj, LibV):
             if obj.q in C.PASS_CONFIG_KEY_CLASSES:
                 value = C.PASS_CONFIG_ENUM.get(attr)
-                return value if value is not None else BadKey(attr)
+                return key_member(attr, value) if value is not None else BadKey(attr)
             return LibV(obj.q + "." + attr)
         if isinstance(obj, ImportV):
             return ImportV(obj.q + "." + attr, obj.ev)  # followed when used
@@ -388,6 +390,8 @@ class Expressions:
         if isinstance(obj, LazyCallV):
             obj = self.deref(obj)
         if isinstance(obj, str):
+            if type(obj) is KeyMember and attr in ("value", "name"):
+                return obj.value if attr == "value" else obj.member_name
             if attr == "value" and obj in C.KNOWN_KEYS:
                 return obj
             return BoundV(LibV("str." + attr), obj)

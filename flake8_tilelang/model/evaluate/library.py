@@ -16,7 +16,7 @@ from .expressions import BUILTINS
 from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
-    EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc,
+    EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, seq_known, spoil,
 )
 
@@ -555,7 +555,7 @@ class Library:
             if isinstance(key, BadKey):
                 name = "PassConfigKey." + key.name
             elif isinstance(key, str):
-                name = key
+                name = plain_str(key)
             else:
                 complete = False
                 continue

@@ -17,6 +17,52 @@ PENDING = object()
 MISSING = object()  # an attribute a class certainly does not have
 
 
+class KeyMember(str):
+    """``PassConfigKey.<NAME>``: a ``str`` Enum member, equal to (and hashed
+    as) its value, so it is the same dict key as the raw string. ``str()``
+    and ``%s`` give ``PassConfigKey.<NAME>`` as in Python; ``format()`` and
+    f-strings give the value before Python 3.11 and the name from 3.11, so the
+    evaluator treats them as unknown (``__format__`` raises here)."""
+
+    def __str__(self):
+        return "PassConfigKey." + self.member_name
+
+    def __repr__(self):
+        return "<PassConfigKey.%s: %s>" % (self.member_name, str.__repr__(self))
+
+    def __format__(self, spec):
+        raise TypeError("format() of a str Enum member depends on the Python version")
+
+    @property
+    def member_name(self) -> str:
+        return _KEY_NAMES.get(self.value, "?")
+
+    @property
+    def value(self) -> str:
+        return "" + self  # the plain string
+
+    @property
+    def name(self) -> str:
+        return self.member_name
+
+
+_KEY_NAMES: Dict[str, str] = {}
+_MEMBERS: Dict[str, "KeyMember"] = {}
+
+
+def key_member(name: str, value: str) -> "KeyMember":
+    member = _MEMBERS.get(name)
+    if member is None:
+        _KEY_NAMES.setdefault(value, name)
+        member = _MEMBERS[name] = KeyMember(value)
+    return member
+
+
+def plain_str(value):
+    """A key as the model reads it: a ``KeyMember`` becomes its plain value."""
+    return "" + value if type(value) is KeyMember else value
+
+
 class BadKey:
     """``PassConfigKey.<NAME>`` for a member that does not exist."""
 
@@ -515,4 +561,4 @@ def export(value):
         return [export(v) for v in value]
     if isinstance(value, tuple):
         return tuple(export(v) for v in value)
-    return value
+    return plain_str(value)
