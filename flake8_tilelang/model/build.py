@@ -627,9 +627,9 @@ class Builder:
         elif isinstance(func, ast.Call) and call.args and qualname(func.func, scope) in C.JIT_NAMES:
             # tilelang.jit(pass_configs=...)(factory)
             self.sites.append(CompileSite("jit-call", func, scope, target=call.args[0]))
-        elif isinstance(func, ast.Name) or (isinstance(func, ast.Subscript) and isinstance(scope, Function)
+        elif isinstance(func, ast.Name) or (isinstance(func, (ast.Subscript, ast.Call)) and isinstance(scope, Function)
                                             and scope.is_prim_func):
-            # a name, or in a kernel `BODIES[mode](x)`: the model follows a macro it is
+            # a name, or in a kernel `BODIES[mode](x)`, `pick(mode)(x)`: the model follows a macro it is
             scope.local_calls.append(call)
             scope.call_scope_kinds[id(call)] = ctx.tscope
             if ctx.conds:

@@ -1086,8 +1086,8 @@ def _called_macros(func: ast.expr, fn: Function, owner: Resolver) -> List[Functi
     factory parameter ``body``, ``BODIES[mode](x)``): what the callee is in
     each frame the kernel was made in, when that is a ``@T.macro``."""
     root = func
-    while isinstance(root, (ast.Subscript, ast.Attribute)):
-        root = root.value
+    while isinstance(root, (ast.Subscript, ast.Attribute, ast.Call)):
+        root = root.func if isinstance(root, ast.Call) else root.value
     if not isinstance(root, ast.Name) or owner.lookup(root.id, fn)[0] not in _DYNAMIC_CALLEES:
         return []
     out: List[Function] = []
