@@ -244,3 +244,39 @@ def test_a_dict_of_another_module_handed_to_a_call_that_may_change_it(tmp_path):
         model = build_model(ast.parse(kernel.read_text()), str(kernel))
         (k,) = model.kernels
         assert [c.state("tl.ascend_auto_sync") for c in k.configs] == [None], call
+
+
+def test_a_module_that_changes_this_one_through_an_import_cycle_makes_it_unknown(tmp_path):
+    """`from . import b` where b's top level imports this module back and
+    writes into it: what b changes here is not known, so nothing is judged
+    with the values from before the import."""
+    from flake8_tilelang.model import build_model
+
+    pkg = tmp_path / "p"
+    pkg.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'cycle'\n")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "b.py").write_text("import tilelang\nfrom . import a\n\n"
+                              "a.CFG[tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC] = False\n")
+    kernel = pkg / "a.py"
+    kernel.write_text(textwrap.dedent("""\
+        import tilelang
+        import tilelang.language as T
+
+        CFG = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+        from . import b  # noqa: E402,F401
+
+
+        def build(M):
+            @T.prim_func
+            def main(A: T.Tensor((M,), "float16")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    T.barrier_all()
+            return main
+
+
+        k = tilelang.compile(build(64), pass_configs=CFG)
+        """))
+    model = build_model(ast.parse(kernel.read_text()), str(kernel))
+    assert not [d for d in lint_path(str(kernel)) if d.code == "TLA002"]
+    assert all(c.state("tl.ascend_auto_sync") is not True for k in model.kernels for c in k.configs)

@@ -543,6 +543,11 @@ class Statements:
                 if type(value) is ImportV:
                     frame.vars[name] = self.deref(value)
             self.deref(ImportV(q, self))
+            ran = other.module_evaluator
+            if ran is None or ran.cyclic or ran.exhausted:
+                # it imports this module back (or could not be read to the end): what it
+                # changes here is not known
+                self.havoc_namespace(frame)
 
     def star_import(self, module: str, frame: Frame) -> None:
         """``from .cfg import *``: the names a module of the user's exports
