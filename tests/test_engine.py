@@ -810,3 +810,43 @@ kernel = tilelang.compile(build2(128), pass_configs={AUTO: True})
 ])
 def test_pass_config_key_members_are_str_enum_members(expr, expected):
     assert final("X = %s\n" % expr, "X") == expected
+
+
+PROPERTIES = """
+class Opts:
+    def __init__(self, manual):
+        self._manual = manual
+
+    @property
+    def configs(self):
+        return {AUTO: not self._manual}
+
+    @property
+    def manual(self):
+        return self._manual
+
+    @manual.setter
+    def manual(self, value):
+        self._manual = value
+
+    @property
+    def frozen(self):
+        return 1
+
+
+o = Opts(False)
+A = o.configs[AUTO]
+o.manual = True
+B = o.configs[AUTO]
+C = o.manual
+try:
+    o.frozen = 2
+    D = "assigned"
+except AttributeError:
+    D = "refused"
+"""
+
+
+@pytest.mark.parametrize("name, expected", [("A", True), ("B", False), ("C", True), ("D", "refused")])
+def test_properties_run_their_getter_and_setter(name, expected):
+    assert final(PROPERTIES, name) == expected

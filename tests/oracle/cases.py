@@ -863,4 +863,31 @@ k4 = tilelang.compile(build(64), pass_configs=keys.OTHER)
                 "SHARED = {SYNC: True}\nOTHER = {SYNC: True}\nMODE = 'auto'\n",
         "switcher": "import keys\n\nkeys.SHARED[keys.SYNC] = False\nkeys.MODE = 'manual'\n",
     }),
+    Case("properties_run_their_getter_and_setter", """
+class Opts:
+    def __init__(self, manual):
+        self._manual = manual
+        self.reads = 0
+
+    @property
+    def configs(self):
+        self.reads += 1
+        return {PassConfigKey.TL_ASCEND_AUTO_SYNC: not self._manual,
+                PassConfigKey.TL_ASCEND_MEMORY_PLANNING: self.reads > 1}
+
+    @property
+    def manual(self):
+        return self._manual
+
+    @manual.setter
+    def manual(self, value):
+        self._manual = value
+
+
+o = Opts(False)
+k1 = tilelang.compile(build(64), pass_configs=o.configs)
+o.manual = True
+k2 = tilelang.compile(build(64), pass_configs=o.configs)
+k3 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: o.manual})
+""", None),
 ]

@@ -14,7 +14,8 @@ from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives, i
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
-    KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, STAR_UNKNOWN, UNKNOWN, hashable,
+    KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
+    hashable,
     join, join_vars, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
@@ -664,6 +665,11 @@ class Calls:
 
     def method(self, q: str, obj, args: tuple, kwargs, node):
         kind, name = q.split(".", 1)
+        if kind == "property":
+            if name == "setter" and type(obj) is PropertyV and len(args) == 1 and not kwargs \
+                    and type(args[0]) is FuncV and not args[0].kind:
+                return PropertyV(obj.getter, args[0])
+            return UNKNOWN
         if kind == "PassContext" and isinstance(obj, PassContextV):
             if name == "__enter__" and not args and not kwargs:
                 self.contexts.append(obj)

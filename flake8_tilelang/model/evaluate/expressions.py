@@ -12,7 +12,7 @@ from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
-    LibV, Module, PassContextV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth, havoc,
+    LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth, havoc,
 )
 
 BUILTINS = frozenset({
@@ -407,6 +407,8 @@ class Expressions:
                 return UNKNOWN
             if isinstance(value, FuncV) and value.kind == "class":
                 return BoundV(value, obj)
+            if type(value) is PropertyV:
+                return UNKNOWN  # the property object itself
             return value
         if isinstance(obj, EnumMemberV):
             if attr == "value":
@@ -424,11 +426,12 @@ class Expressions:
                     self.effects += 1
                 return UNKNOWN
             value = obj.cls.lookup(attr)
+            if type(value) is PropertyV:
+                # `cfg.pass_configs`: the getter runs with the instance
+                return self.deref(self.call_value(value.getter, (obj,), {}, None, self.module_frame))
             if isinstance(value, FuncV):
                 if value.kind == "static":
                     return value
-                if value.kind == "property":
-                    return UNKNOWN
                 return BoundV(value, obj.cls if value.kind == "class" else obj)
             if value is MISSING or obj.opaque:
                 return UNKNOWN  # an attribute its constructor (or a base's) may have set
@@ -437,6 +440,8 @@ class Expressions:
             return obj.get(attr)
         if isinstance(obj, PassContextV) and attr in ("__enter__", "__exit__"):
             return BoundV(LibV("PassContext." + attr), obj)
+        if type(obj) is PropertyV and attr == "setter":
+            return BoundV(LibV("property.setter"), obj)  # `@manual.setter`
         return UNKNOWN
 
     def resolve_import(self, q: str, via: Optional[ImportV] = None):

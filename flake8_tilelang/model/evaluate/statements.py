@@ -9,6 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
     MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, MacroV, Module,
+    PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
     hashable, havoc, join, join_vars, mklist, seq_known, truth,
@@ -419,6 +420,8 @@ class Statements:
                 return FuncV(value.fn, value.closure, value.defaults, value.ev, "static")
             if deco.q == "classmethod" and isinstance(value, FuncV):
                 return FuncV(value.fn, value.closure, value.defaults, value.ev, "class")
+            if deco.q == "property" and isinstance(value, FuncV) and not value.kind:
+                return PropertyV(value)
             if deco.q in ("staticmethod", "classmethod") and isinstance(value, JitV):
                 return value
             if isinstance(value, FuncV) and value.fn.is_macro and deco.q.startswith("tilelang.language.") \
@@ -625,10 +628,16 @@ class Statements:
             self.effects += 1
         if isinstance(obj, InstanceV):
             hook = obj.cls.lookup(name)
-            if hook is UNKNOWN or (isinstance(hook, FuncV) and hook.kind == "property") or \
-                    obj.cls.lookup("__setattr__") is not MISSING:
-                # a property's setter, a descriptor not modelled or a __setattr__ decides what is kept
-                obj.attrs[name] = UNKNOWN
+            if type(hook) is PropertyV and hook.setter is not None and obj.cls.lookup("__setattr__") is MISSING:
+                # `opts.manual = True`: the setter runs, with what it changes
+                self.call_value(hook.setter, (obj, value), {}, None, self.module_frame)
+            elif type(hook) is PropertyV and hook.setter is None and obj.cls.lookup("__setattr__") is MISSING:
+                raise Abrupt("raise")  # AttributeError: a property without a setter
+            elif hook is UNKNOWN or type(hook) is PropertyV or obj.cls.lookup("__setattr__") is not MISSING:
+                # a descriptor not modelled or a __setattr__ decides what is kept, and may
+                # change anything else of the object
+                if havoc(obj):
+                    self.effects += 1
             elif self.precise(obj):
                 obj.attrs[name] = value
             else:

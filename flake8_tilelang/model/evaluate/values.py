@@ -116,6 +116,18 @@ class MacroV:
         self.fn = fn
 
 
+class PropertyV:
+    """``@property`` on a function of a class (``getter``), and the function
+    ``@<name>.setter`` added (``setter``, or None: read-only). Reading it on
+    an instance runs the getter; assigning runs the setter."""
+
+    __slots__ = ("getter", "setter")
+
+    def __init__(self, getter: "FuncV", setter: Optional["FuncV"] = None):
+        self.getter = getter
+        self.setter = setter
+
+
 class LambdaV:
     __slots__ = ("node", "closure", "defaults")
 
