@@ -850,3 +850,27 @@ except AttributeError:
 @pytest.mark.parametrize("name, expected", [("A", True), ("B", False), ("C", True), ("D", "refused")])
 def test_properties_run_their_getter_and_setter(name, expected):
     assert final(PROPERTIES, name) == expected
+
+
+def test_cached_property_keeps_its_first_value():
+    src = """
+import functools
+
+
+class Tiles:
+    def __init__(self, manual):
+        self.manual = manual
+
+    @functools.cached_property
+    def configs(self):
+        return {AUTO: not self.manual}
+
+
+t = Tiles(False)
+A = t.configs[AUTO]
+t.manual = True
+B = t.configs[AUTO]
+t.configs = {AUTO: 1}
+C = t.configs[AUTO]
+"""
+    assert [final(src, n) for n in "ABC"] == [True, True, 1]

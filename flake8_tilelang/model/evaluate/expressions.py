@@ -428,7 +428,12 @@ class Expressions:
             value = obj.cls.lookup(attr)
             if type(value) is PropertyV:
                 # `cfg.pass_configs`: the getter runs with the instance
-                return self.deref(self.call_value(value.getter, (obj,), {}, None, self.module_frame))
+                result = self.deref(self.call_value(value.getter, (obj,), {}, None, self.module_frame))
+                if value.cached:
+                    if not self.precise(obj):
+                        return UNKNOWN  # stored or not, later reads could not tell
+                    obj.attrs[attr] = result
+                return result
             if isinstance(value, FuncV):
                 if value.kind == "static":
                     return value

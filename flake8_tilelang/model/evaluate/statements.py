@@ -422,6 +422,8 @@ class Statements:
                 return FuncV(value.fn, value.closure, value.defaults, value.ev, "class")
             if deco.q == "property" and isinstance(value, FuncV) and not value.kind:
                 return PropertyV(value)
+            if deco.q == "functools.cached_property" and isinstance(value, FuncV) and not value.kind:
+                return PropertyV(value, cached=True)
             if deco.q in ("staticmethod", "classmethod") and isinstance(value, JitV):
                 return value
             if isinstance(value, FuncV) and value.fn.is_macro and deco.q.startswith("tilelang.language.") \
@@ -628,6 +630,8 @@ class Statements:
             self.effects += 1
         if isinstance(obj, InstanceV):
             hook = obj.cls.lookup(name)
+            if type(hook) is PropertyV and hook.cached:
+                hook = MISSING  # no __set__: the instance keeps the value
             if type(hook) is PropertyV and hook.setter is not None and obj.cls.lookup("__setattr__") is MISSING:
                 # `opts.manual = True`: the setter runs, with what it changes
                 self.call_value(hook.setter, (obj, value), {}, None, self.module_frame)

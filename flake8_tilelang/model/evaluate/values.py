@@ -121,11 +121,14 @@ class PropertyV:
     ``@<name>.setter`` added (``setter``, or None: read-only). Reading it on
     an instance runs the getter; assigning runs the setter."""
 
-    __slots__ = ("getter", "setter")
+    __slots__ = ("getter", "setter", "cached")
 
-    def __init__(self, getter: "FuncV", setter: Optional["FuncV"] = None):
+    def __init__(self, getter: "FuncV", setter: Optional["FuncV"] = None, cached: bool = False):
         self.getter = getter
         self.setter = setter
+        # `functools.cached_property`: the first read stores the result in the
+        # instance, which later reads (and assignments) use as a plain attribute
+        self.cached = cached
 
 
 class LambdaV:
