@@ -890,4 +890,34 @@ o.manual = True
 k2 = tilelang.compile(build(64), pass_configs=o.configs)
 k3 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: o.manual})
 """, None),
+    Case("global_and_nonlocal_written_in_a_branch_that_may_not_run", """
+import os
+
+AUTO = True
+
+
+def configure(mode):
+    global AUTO
+    if mode == "manual":
+        AUTO = False
+
+
+configure(os.environ.get("TL_ORACLE_UNSET_MODE", "auto"))
+k1 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: AUTO})
+
+
+def outer(flag):
+    state = True
+
+    def flip():
+        nonlocal state
+        if flag:
+            state = False
+
+    flip()
+    return {PassConfigKey.TL_ASCEND_AUTO_SYNC: state}
+
+
+k2 = tilelang.compile(build(64), pass_configs=outer(os.environ.get("TL_ORACLE_UNSET_FLAG") == "1"))
+""", None),
 ]

@@ -663,12 +663,17 @@ class Statements:
             if home is None or home.kind != "function":
                 frame.vars[name] = UNKNOWN  # not modelled: unknown where it is read here
                 return
-            home.vars[name] = value if self.phase != "post" else join(home.vars.get(name, UNKNOWN), value)
+            # in a branch that may not run (token != 0) the enclosing frame is not joined
+            # by it: the old value stays possible
+            certain = self.phase != "post" and self.token == 0
+            home.vars[name] = value if certain else join(home.vars.get(name, UNKNOWN), value)
             return
         if name in frame.globals:
             self.effects += 1  # another frame's name
             module = frame.module
-            if self.phase == "post":
+            if self.phase == "post" or self.token != 0:
+                # a `global` written in a branch that may not run (`if args.manual:
+                # AUTO = False` in a helper): the module's value may stay as it was
                 module.vars[name] = join(module.vars.get(name, UNKNOWN), value)
             else:
                 module.vars[name] = value
