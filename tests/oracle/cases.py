@@ -920,4 +920,22 @@ def outer(flag):
 
 k2 = tilelang.compile(build(64), pass_configs=outer(os.environ.get("TL_ORACLE_UNSET_FLAG") == "1"))
 """, None),
+    Case("effects_under_short_circuit_and_unknown_comprehensions", """
+import os
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+def enable():
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+    return True
+
+
+ready = os.getcwd() and enable()  # a path: truthy, not known statically
+k1 = tilelang.compile(build(64), pass_configs=CFG)
+
+OTHER = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+[OTHER.update({PassConfigKey.TL_ASCEND_AUTO_SYNC: True}) for _ in os.getcwd()[:1]]
+k2 = tilelang.compile(build(64), pass_configs=OTHER)
+""", None),
 ]

@@ -129,6 +129,17 @@ class Expressions:
                 v = self.expr(e, frame)
                 tv = truth(v)
                 if tv is UNKNOWN:
+                    if i + 1 < len(node.values):
+                        # `flag and enable()`: the rest may run, with what it changes
+                        saved = self.token
+                        self.token = self.fork_token()
+                        try:
+                            for rest in node.values[i + 1:]:
+                                tr = truth(self.expr(rest, frame))
+                                if tr is UNKNOWN or (is_and and not tr) or (not is_and and tr):
+                                    break
+                        finally:
+                            self.token = saved
                     return UNKNOWN
                 result = v
                 if (is_and and not tv) or (not is_and and tv):
@@ -219,6 +230,31 @@ class Expressions:
         else:
             spoil(result)
 
+    def any_iteration(self, node, inner: Frame) -> None:
+        """A comprehension whose iterations cannot be told (an unknown
+        iterable or test, too many items): its body may run for any item, so
+        it runs once more with unknown loop variables, in a branch of its own
+        (what it changes is then uncertain: `[register(k) for k in names]`)."""
+        saved = self.token
+        self.token = self.fork_token()
+        try:
+            for i, gen in enumerate(node.generators):
+                if i:
+                    self.expr(gen.iter, inner)
+                for name in _target_names(gen.target):
+                    inner.vars[name] = UNKNOWN
+                for cond in gen.ifs:
+                    self.expr(cond, inner)
+            if isinstance(node, ast.DictComp):
+                self.expr(node.key, inner)
+                self.expr(node.value, inner)
+            else:
+                self.expr(node.elt, inner)
+        except Abrupt:
+            pass
+        finally:
+            self.token = saved
+
     def comprehension(self, node, frame: Frame):
         inner = Frame("function", frame, frame.module, None, set())
         inner.vars = {}
@@ -260,6 +296,7 @@ class Expressions:
             return True
 
         if not run(0):
+            self.any_iteration(node, inner)
             return UNKNOWN
         if result is not None:
             return self.bounded(result)
@@ -508,3 +545,7 @@ def _plain_result_fits(op, a, b) -> bool:
     if isinstance(op, ast.Pow) and isinstance(a, float) and type(b) in (int, bool):
         return True  # float powers overflow (OverflowError), they do not grow
     return True
+
+
+def _target_names(target) -> list:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
