@@ -938,4 +938,17 @@ OTHER = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
 [OTHER.update({PassConfigKey.TL_ASCEND_AUTO_SYNC: True}) for _ in os.getcwd()[:1]]
 k2 = tilelang.compile(build(64), pass_configs=OTHER)
 """, None),
+    Case("assert_runs_its_test", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+def relax():
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+    return True
+
+
+assert relax()
+k1 = tilelang.compile(build(64), pass_configs=CFG)
+assert tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: True}) is not None
+""", None),
 ]
