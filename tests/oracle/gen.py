@@ -44,6 +44,10 @@ SLOW = False
 N_CORES = 2
 K_SYNC = PassConfigKey.TL_ASCEND_AUTO_SYNC
 K_CV = "tl.ascend_auto_cv_combine"
+# true when the module runs, unknown to the engine (it does not model id()): the
+# "unknown" form's branches, short-circuits and loops the engine cannot decide
+RUNTIME_TRUE = id(print) > 0
+RUNTIME_ONE = str(id(print))[:1]
 '''
 
 SIBLING = '''import tilelang
@@ -437,6 +441,28 @@ def f_global(draw, i):
     return lines
 
 
+def f_unknown(draw, i):
+    """Code the engine cannot decide but CPython runs: a branch on a runtime
+    value, a helper writing a global in such a branch, `and`/`or` with a
+    call after an unknown operand, and a comprehension over an unknown
+    sequence. The engine must say unknown where the outcome depends on it."""
+    d = draw(st.sampled_from(DICTS))
+    k, v = _key(draw), _val(draw)
+    return draw(st.sampled_from((
+        ["if RUNTIME_TRUE:", "    %s[%s] = %s" % (d, k, v)],
+        ["if not RUNTIME_TRUE:", "    %s[%s] = %s" % (d, k, v), "else:", "    %s.pop(%s, None)" % (d, k)],
+        ["def _flip_%d():" % i, "    global %s" % d, "    if RUNTIME_TRUE:", "        %s = {%s: %s}" % (d, k, v),
+         "", "", "_flip_%d()" % i],
+        ["def _set_%d():" % i, "    %s[%s] = %s" % (d, k, v), "    return True", "", "",
+         "_ok_%d = RUNTIME_TRUE and _set_%d()" % (i, i)],
+        ["_ok_%d = not RUNTIME_TRUE or %s.update({%s: %s})" % (i, d, k, v)],
+        ["[%s.update({%s: %s}) for _ in RUNTIME_ONE]" % (d, k, v)],
+        ["def _nl_%d(cfg):" % i, "    out = dict(cfg)", "", "    def inner():",
+         "        nonlocal out", "        if RUNTIME_TRUE:", "            out = {%s: %s}" % (k, v), "",
+         "    inner()", "    return out", "", "", "%s = _nl_%d(%s)" % (d, i, d)],
+    )))
+
+
 def f_lambda_zip(draw, i):
     d = draw(st.sampled_from(DICTS))
     names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=1, max_size=3, unique=True))
@@ -553,6 +579,7 @@ FORMS = {
     "sibling": f_sibling,
     "star": f_star,
     "global": f_global,
+    "unknown": f_unknown,
     "lambda_zip": f_lambda_zip,
     "nested": f_nested,
     "gotchas": f_gotchas,
