@@ -951,4 +951,20 @@ assert relax()
 k1 = tilelang.compile(build(64), pass_configs=CFG)
 assert tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: True}) is not None
 """, None),
+    Case("generator_consumed_by_any_stops_early_and_walrus_binds_outside", """
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+KEYS = ["first", "second"]
+
+
+def enable(name):
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = name == "second"
+    return True
+
+
+ready = any(enable(k) for k in KEYS)
+k1 = tilelang.compile(build(64), pass_configs=CFG)
+picked = None
+[(picked := k) for k in KEYS]
+k2 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: picked == "second"})
+""", None),
 ]

@@ -56,6 +56,9 @@ def _immutable(value, depth: int) -> bool:
     return False
 
 
+# Library calls that may stop consuming a generator before its end.
+_STOPS_EARLY = frozenset({"any", "all", "next", "itertools.takewhile", "itertools.islice", "itertools.dropwhile"})
+
 # Library calls that never change a dict, list or object they are given: the
 # builtins the evaluator models (setattr/delattr included: modelled exactly),
 # TileLang and TVM (the compile sites read their configs), and libraries whose
@@ -125,6 +128,16 @@ class Calls:
         func = self.expr(node.func, frame)
         args: list = []
         for a in node.args:
+            if type(a) is ast.GeneratorExp and type(func) is LibV and func.q in _STOPS_EARLY:
+                # `any(enable(k) for k in keys)`: the items after the first that decides may
+                # never be made, so what making them changes is not certain
+                saved = self.token
+                self.token = self.fork_token()
+                try:
+                    args.append(self.expr(a, frame))
+                finally:
+                    self.token = saved
+                continue
             if type(a) is ast.Starred:
                 seq = self.iterate(self.expr(a.value, frame))
                 if seq is None:

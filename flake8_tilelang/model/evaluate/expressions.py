@@ -295,9 +295,18 @@ class Expressions:
                     return False
             return True
 
+        walrus = [n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
         if not run(0):
             self.any_iteration(node, inner)
+            for name in walrus:  # bound in the enclosing scope, maybe
+                self.assign_name(name, UNKNOWN, frame)
             return UNKNOWN
+        for name in walrus:
+            # `[(last := k) for k in keys]`: the name belongs to the enclosing scope; a
+            # generator expression runs only as far as it is consumed (`any(...)` stops
+            # early), so what it binds there is not known
+            if name in inner.vars or isinstance(node, ast.GeneratorExp):
+                self.assign_name(name, UNKNOWN if isinstance(node, ast.GeneratorExp) else inner.vars[name], frame)
         if result is not None:
             return self.bounded(result)
         if isinstance(node, ast.ListComp):
