@@ -57,7 +57,8 @@ def _immutable(value, depth: int) -> bool:
 
 
 # Library calls that may stop consuming a generator before its end.
-_STOPS_EARLY = frozenset({"any", "all", "next", "itertools.takewhile", "itertools.islice", "itertools.dropwhile"})
+_STOPS_EARLY = frozenset({"any", "all", "next", "zip", "itertools.takewhile", "itertools.islice",
+                          "itertools.dropwhile"})
 
 # Library calls that never change a dict, list or object they are given: the
 # builtins the evaluator models (setattr/delattr included: modelled exactly),
