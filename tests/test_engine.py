@@ -874,3 +874,16 @@ t.configs = {AUTO: 1}
 C = t.configs[AUTO]
 """
     assert [final(src, n) for n in "ABC"] == [True, True, 1]
+
+
+def test_walrus_in_a_branch_of_an_expression_that_may_not_run():
+    src = """
+import os
+a = 0
+x = (a := 1) if os.environ.get("TL_UNSET") else 2
+b = 0
+y = os.environ.get("TL_UNSET") and (b := 5)
+c = 0
+z = (c := 3) if True else 4
+"""
+    assert [final(src, n) for n in "abc"] == [UNKNOWN, UNKNOWN, 3]

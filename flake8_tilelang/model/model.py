@@ -43,10 +43,6 @@ class MacroHop:
         self.kernel = kernel
 
     @property
-    def dynamic(self) -> bool:
-        return self.callee is not None
-
-    @property
     def call_scope_kind(self) -> Optional[str]:
         return self.caller.call_scope_kinds.get(id(self.call))
 

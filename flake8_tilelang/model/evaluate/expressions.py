@@ -12,7 +12,8 @@ from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
-    LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, mklist, plain, seq_known, spoil, truth, havoc,
+    LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, join_vars, mklist, plain, seq_known, spoil,
+    truth, havoc,
 )
 
 BUILTINS = frozenset({
@@ -130,8 +131,9 @@ class Expressions:
                 tv = truth(v)
                 if tv is UNKNOWN:
                     if i + 1 < len(node.values):
-                        # `flag and enable()`: the rest may run, with what it changes
-                        saved = self.token
+                        # `flag and enable()`: the rest may run, with what it changes (a
+                        # walrus there may bind its name or not)
+                        saved, start = self.token, dict(frame.vars)
                         self.token = self.fork_token()
                         try:
                             for rest in node.values[i + 1:]:
@@ -140,6 +142,7 @@ class Expressions:
                                     break
                         finally:
                             self.token = saved
+                            frame.vars = join_vars(start, frame.vars) if frame.vars != start else start
                     return UNKNOWN
                 result = v
                 if (is_and and not tv) or (not is_and and tv):
@@ -153,12 +156,14 @@ class Expressions:
                 return self.expr(node.body, frame)
             if test is False:
                 return self.expr(node.orelse, frame)
-            saved = self.token
+            saved, start = self.token, dict(frame.vars)
             self.token = self.fork_token()
             try:
                 a = self.expr(node.body, frame)
+                after_a, frame.vars = frame.vars, dict(start)
                 self.token = self.fork_token()
                 b = self.expr(node.orelse, frame)
+                frame.vars = join_vars(after_a, frame.vars)
             finally:
                 self.token = saved
             return join(a, b)
