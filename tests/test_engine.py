@@ -887,3 +887,58 @@ c = 0
 z = (c := 3) if True else 4
 """
     assert [final(src, n) for n in "abc"] == [UNKNOWN, UNKNOWN, 3]
+
+
+CONTEXT_MANAGERS = """
+import contextlib
+FLAG = False
+CFG = {AUTO: True}
+
+
+@contextlib.contextmanager
+def on():
+    global FLAG
+    FLAG = True
+    yield
+    FLAG = False
+
+
+@contextlib.contextmanager
+def overridden(cfg, key, value):
+    old = cfg[key]
+    cfg[key] = value
+    try:
+        yield cfg
+    finally:
+        cfg[key] = old
+
+
+with on():
+    A = FLAG
+B = FLAG
+with overridden(CFG, AUTO, False) as c:
+    C = CFG[AUTO]
+    C2 = c[AUTO]
+D = CFG[AUTO]
+try:
+    with overridden(CFG, AUTO, False):
+        raise ValueError("x")
+except ValueError:
+    pass
+E = CFG[AUTO]
+try:
+    with on():
+        raise ValueError("y")
+except ValueError:
+    pass
+F = FLAG
+"""
+
+
+@pytest.mark.parametrize("name, expected", [("A", True), ("B", False), ("C", False), ("C2", False), ("D", True),
+                                            ("E", True), ("F", True)])
+def test_contextmanager_runs_the_code_after_its_yield_at_exit(name, expected):
+    """As CPython: the code after a bare `yield` runs when the block ends
+    without an exception; a `finally` around the `yield` runs however it
+    ends; `as` binds what the generator yields."""
+    assert final(CONTEXT_MANAGERS, name) == expected

@@ -967,4 +967,24 @@ picked = None
 [(picked := k) for k in KEYS]
 k2 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_AUTO_SYNC: picked == "second"})
 """, None),
+    Case("contextmanager_code_after_yield_runs_at_exit", """
+import contextlib
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+@contextlib.contextmanager
+def overridden(cfg, key, value):
+    old = cfg[key]
+    cfg[key] = value
+    try:
+        yield cfg
+    finally:
+        cfg[key] = old
+
+
+with overridden(CFG, PassConfigKey.TL_ASCEND_AUTO_SYNC, False) as inner:
+    k1 = tilelang.compile(build(64), pass_configs=inner)
+k2 = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
 ]

@@ -395,7 +395,13 @@ class Calls:
         it runs to its ``yield``; the PassContexts open there are the ones the
         ``with`` body runs under. Only a ``yield`` that ends every block around
         it, inside ``with`` blocks and ``if``s decided here, is followed (the
-        generator then does nothing when the ``with`` exits): else None."""
+        generator then does nothing when the ``with`` exits), or a ``yield``
+        of the generator's own body, or the last statement of a ``try`` of
+        it, with code after it (``CFG[K] = v; yield; CFG[K] = old``, or in a
+        ``finally``): that code runs when the ``with`` exits. Returns
+        (contexts, the yielded value, the exit), else None; the exit is None
+        or (statements that run unless the body raised, statements that run
+        however it ended, the generator's frame)."""
         func = call.func
         ev = func.ev
         if ev is not self:
@@ -413,8 +419,9 @@ class Calls:
         base = len(self.contexts)
         self.depth += 1
         loops, self.loops = self.loops, []
+        state = {"yielded": UNKNOWN, "exit": None}
         try:
-            found = self.to_yield(fn.node.body, frame)
+            found = self.to_yield(fn.node.body, frame, state, top=True)
         except Abrupt:
             found = None
         finally:
@@ -422,18 +429,37 @@ class Calls:
             self.loops = loops
             entered = self.contexts[base:]
             del self.contexts[base:]
-        return entered if found else None
+        if not found:
+            return None
+        exit_code = state["exit"]
+        return entered, state["yielded"], (exit_code + (frame,) if exit_code is not None else None)
 
-    def to_yield(self, stmts, frame: Frame) -> bool:
+    def to_yield(self, stmts, frame: Frame, state: dict, top: bool = False) -> bool:
         for i, stmt in enumerate(stmts):
             if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(stmt)):
                 self.stmt(stmt, frame)
                 continue
+            rest = stmts[i + 1:]
+            if top and _bare_yield(stmt) and not _yields(rest):
+                # `CFG[K] = v; yield CFG; CFG[K] = old`: the rest runs when the `with` exits
+                state["yielded"] = self.expr(stmt.value.value, frame) if stmt.value.value is not None else None
+                state["exit"] = (rest, [])
+                return True
+            if top and isinstance(stmt, ast.Try) and not stmt.handlers and not stmt.orelse and stmt.body \
+                    and _bare_yield(stmt.body[-1]) and not _yields(stmt.body[:-1]) \
+                    and not _yields(stmt.finalbody) and not _yields(rest):
+                # `try: yield cfg finally: restore(cfg)`: the finally runs however the body ends
+                for inner in stmt.body[:-1]:
+                    self.stmt(inner, frame)
+                last = stmt.body[-1]
+                state["yielded"] = self.expr(last.value.value, frame) if last.value.value is not None else None
+                state["exit"] = (rest, stmt.finalbody)
+                return True
             if i != len(stmts) - 1:
                 return self.not_followed(stmts[i:], frame)  # code after the yield runs at exit
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
                 if stmt.value.value is not None:
-                    self.expr(stmt.value.value, frame)
+                    state["yielded"] = self.expr(stmt.value.value, frame)
                 return True
             if isinstance(stmt, ast.With):
                 for item in stmt.items:
@@ -443,13 +469,13 @@ class Calls:
                         self.contexts.append(ctx)
                     if item.optional_vars is not None:
                         self.assign(item.optional_vars, UNKNOWN, frame)
-                return self.to_yield(stmt.body, frame)
+                return self.to_yield(stmt.body, frame, state)
             if isinstance(stmt, ast.If):
                 test = truth(self.deref(self.expr(stmt.test, frame)))
                 if test is True:
-                    return self.to_yield(stmt.body, frame)
+                    return self.to_yield(stmt.body, frame, state)
                 if test is False:
-                    return self.to_yield(stmt.orelse, frame)
+                    return self.to_yield(stmt.orelse, frame, state)
             return self.not_followed(stmts[i:], frame)
         return False
 
@@ -791,3 +817,10 @@ class Calls:
                 return obj.startswith(args[0])
         return UNKNOWN
 
+
+def _bare_yield(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield)
+
+
+def _yields(stmts) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in stmts for n in ast.walk(s))

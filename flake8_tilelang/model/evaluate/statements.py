@@ -64,10 +64,12 @@ class Statements:
             self.effects += 1  # context managers entered and left
             entered = 0
             suppress = False
+            ending = "normal"
             exits: list = []  # __exit__ of the user's context managers entered, innermost last
             try:
                 for item in node.items:
                     value = self.expr(item.context_expr, frame)
+                    self.last_yielded = UNKNOWN
                     helper = self.enter_helper(value, item.context_expr) if t is ast.With else None
                     if helper is not None:
                         # a helper of the user's that enters PassContexts (also from another module)
@@ -84,9 +86,12 @@ class Statements:
                             entered += 1
                         suppress = suppress or self.may_suppress(item.context_expr, value, frame)
                     if item.optional_vars is not None:
-                        self.assign(item.optional_vars, UNKNOWN, frame)
+                        # `with overridden(CFG) as cfg:` binds what the generator yields
+                        bound = self.last_yielded if helper is not None else UNKNOWN
+                        self.assign(item.optional_vars, bound, frame)
                 self.block(node.body, frame)
             except Abrupt as e:
+                ending = e.kind
                 # `contextlib.suppress(...)`, a context manager of the user's: the
                 # exception may end here, and the code after the block runs
                 if e.kind != "raise" or not suppress:
@@ -95,7 +100,7 @@ class Statements:
                 if entered:
                     del self.contexts[-entered:]
                 for leave in reversed(exits):
-                    leave()
+                    leave(ending)
         elif t is ast.Try or type(node).__name__ == "TryStar":
             try:
                 self.try_(node, frame)
@@ -136,11 +141,34 @@ class Statements:
         ``__exit__`` or None, whether it may swallow an exception), else None."""
         value = self.deref(value)
         if isinstance(value, GenCtxCallV):
-            contexts = self.enter_generator(value)
-            # a generator with nothing after its yield: an exception goes on through it
-            if not contexts:
+            found = self.enter_generator(value)
+            if found is None:
                 return None
-            return (self.placed(contexts, node, value.func.ev), None, False)
+            contexts, yielded, exit_code = found
+            if not contexts and exit_code is None:
+                return None  # as before: nothing after its yield, and no PassContext seen
+            gen_ev = value.func.ev
+            run_exit = None
+            if exit_code is not None:
+                after, final, gen_frame = exit_code
+
+                def run_exit(ending):
+                    # `yield` returns when the body ends normally (also by return or break):
+                    # the code after it runs; an exception is thrown in at the `yield`, so
+                    # only a `finally` runs
+                    stmts = list(final) if ending == "raise" else list(after) if not final else \
+                        list(final) + list(after)
+                    if not stmts:
+                        return
+
+                    def run():
+                        try:
+                            gen_ev.block(stmts, gen_frame)
+                        except Abrupt:
+                            pass  # the generator returned (StopIteration): the with goes on
+                    run() if gen_ev is self else self.bridge(gen_ev, run, node)
+            self.last_yielded = yielded
+            return (self.placed(contexts, node, gen_ev), run_exit, False)
         if isinstance(value, InstanceV) and not value.opaque:
             found = self.enter_instance(value, node)
             if found is None:
@@ -149,7 +177,7 @@ class Statements:
             enter = value.cls.lookup("__enter__")
             contexts = self.placed(contexts, node, getattr(enter, "ev", self))
 
-            def run_exit():
+            def run_exit(ending):
                 self.call_value(leave, (value, None, None, None), {}, node, self.module_frame)
             return contexts, run_exit, True
         return None
