@@ -400,6 +400,9 @@ def f(M, N, n_threads=2):
     ("T.copy(A[cid * 2, 0], A[0, 0])", ["cid"]),       # arithmetic
     ("T.copy(A[cid, 0], A[0, 0])", ["cid"]),           # an index
     ("x = -cid", ["cid"]),
+    ("if cid > 0:\n                T.copy(A[0, 0], A[0, 0])", ["cid"]),   # an ordering fails on a list
+    ("if cid == 0:\n                T.copy(A[0, 0], A[0, 0])", []),       # equality is just False
+    ("if not cid:\n                T.copy(A[0, 0], A[0, 0])", []),
     ("c, v = cid\n            T.copy(A[c, v], A[0, 0])", []),   # unpacked: a list is fine
     ("T.copy(A[cid[0], cid[1]], A[0, 0])", []),        # subscripted
     ("helper(cid)", []),                               # handed to a call: not known here

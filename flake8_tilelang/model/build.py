@@ -142,6 +142,7 @@ class Builder:
         self.scope_helpers: Dict[str, tuple] = {}
         # some `from x import *` (anywhere): any free name may be bound by it
         self.star_imports = False
+        self.has_walrus = False  # a `:=` anywhere (the evaluator joins frame names only then)
 
     # -- entry -----------------------------------------------------------
     def build(self) -> "Builder":
@@ -551,7 +552,7 @@ class Builder:
         pop = stack.pop
         push = stack.append
         Call, Name, Attribute, arg, Load, Constant = ast.Call, ast.Name, ast.Attribute, ast.arg, ast.Load, ast.Constant
-        BinOp, Yield, YieldFrom = ast.BinOp, ast.Yield, ast.YieldFrom
+        BinOp, Yield, YieldFrom, NamedExpr = ast.BinOp, ast.Yield, ast.YieldFrom, ast.NamedExpr
         while stack:
             node = pop()
             t = type(node)
@@ -587,6 +588,8 @@ class Builder:
                     fn.bound.add(node.arg)
             elif (t is Yield or t is YieldFrom) and fn is not None:
                 fn.generator = True
+            elif t is NamedExpr:
+                self.has_walrus = True
             fields = _CHILD_FIELDS_REVERSED.get(t)
             if fields is None:
                 fields = _child_fields(t)[::-1]

@@ -220,7 +220,8 @@ class Launch:
         """For ``as cid`` (a single name): the reads of ``cid`` in the launch's
         body that use it as a number, which fails while the kernel is parsed
         when the launch yields the list ``[cid, vid]``: an operand of
-        arithmetic or a comparison, or part of an index (``A[cid * n, 0]``).
+        arithmetic or an ordering comparison, or part of an index
+        (``A[cid * n, 0]``).
         Unpacking (``c, v = cid``), subscripting (``cid[0]``) and handing it to
         a call are fine with a list, so they are not counted; nor is anything
         once the body assigns the name again (empty then)."""
@@ -228,22 +229,32 @@ class Launch:
         if not isinstance(target, ast.Name):
             return []
         name = target.id
-        found: List[ast.Name] = []
+        numbers: Set[int] = set()  # ids of the nodes used as numbers: operands and indexes
+        names: List[ast.Name] = []
         for stmt in getattr(self.with_stmt, "body", ()):
-            for parent in ast.walk(stmt):
-                for field, child in ast.iter_fields(parent):
-                    children = child if isinstance(child, list) else [child]
-                    for node in children:
-                        if not isinstance(node, ast.Name) or node.id != name:
-                            continue
+            for node in ast.walk(stmt):
+                t = type(node)
+                if t is ast.Name:
+                    if node.id == name:
                         if not isinstance(node.ctx, ast.Load):
                             return []  # rebound in the body: what it holds later is not the launch's
-                        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)) \
-                                or (isinstance(parent, ast.Subscript) and field == "slice"):
-                            found.append(node)
-                        elif isinstance(parent, ast.Tuple) and _in_index(stmt, parent):
-                            found.append(node)
-        return found
+                        names.append(node)
+                elif t is ast.BinOp:
+                    numbers.add(id(node.left))
+                    numbers.add(id(node.right))
+                elif t is ast.UnaryOp:
+                    if type(node.op) is not ast.Not:  # `not ids` is a truth test
+                        numbers.add(id(node.operand))
+                elif t is ast.Compare:
+                    if any(type(op) in _ORDERINGS for op in node.ops):  # `ids == 0` is just False
+                        numbers.add(id(node.left))
+                        numbers.update(id(c) for c in node.comparators)
+                elif t is ast.Subscript:
+                    index = node.slice
+                    numbers.add(id(index))
+                    if type(index) is ast.Tuple:
+                        numbers.update(id(e) for e in index.elts)
+        return [n for n in names if id(n) in numbers]
 
     def vid_reads(self) -> List[ast.Name]:
         """Every read of :attr:`vid_name` inside the launch's body."""
@@ -271,6 +282,4 @@ class CompileSite:
         return self.node.lineno  # type: ignore[attr-defined]
 
 
-def _in_index(root: ast.AST, node: ast.Tuple) -> bool:
-    """``node`` is the index tuple of a subscript under ``root`` (``A[cid, 0]``)."""
-    return any(isinstance(sub, ast.Subscript) and sub.slice is node for sub in ast.walk(root))
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)

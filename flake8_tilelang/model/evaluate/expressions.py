@@ -133,7 +133,8 @@ class Expressions:
                     if i + 1 < len(node.values):
                         # `flag and enable()`: the rest may run, with what it changes (a
                         # walrus there may bind its name or not)
-                        saved, start = self.token, dict(frame.vars)
+                        walrus = self.b.has_walrus and _binds_names(node)
+                        saved, start = self.token, (dict(frame.vars) if walrus else None)
                         self.token = self.fork_token()
                         try:
                             for rest in node.values[i + 1:]:
@@ -142,7 +143,8 @@ class Expressions:
                                     break
                         finally:
                             self.token = saved
-                            frame.vars = join_vars(start, frame.vars) if frame.vars != start else start
+                            if walrus:
+                                frame.vars = join_vars(start, frame.vars)
                     return UNKNOWN
                 result = v
                 if (is_and and not tv) or (not is_and and tv):
@@ -156,14 +158,17 @@ class Expressions:
                 return self.expr(node.body, frame)
             if test is False:
                 return self.expr(node.orelse, frame)
-            saved, start = self.token, dict(frame.vars)
+            walrus = self.b.has_walrus and _binds_names(node)
+            saved, start = self.token, (dict(frame.vars) if walrus else None)
             self.token = self.fork_token()
             try:
                 a = self.expr(node.body, frame)
-                after_a, frame.vars = frame.vars, dict(start)
+                if walrus:
+                    after_a, frame.vars = frame.vars, dict(start)
                 self.token = self.fork_token()
                 b = self.expr(node.orelse, frame)
-                frame.vars = join_vars(after_a, frame.vars)
+                if walrus:
+                    frame.vars = join_vars(after_a, frame.vars)
             finally:
                 self.token = saved
             return join(a, b)
@@ -300,7 +305,7 @@ class Expressions:
                     return False
             return True
 
-        walrus = [n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
+        walrus = _walrus_names(node) if self.b.has_walrus and _binds_names(node) else ()
         if not run(0):
             self.any_iteration(node, inner)
             for name in walrus:  # bound in the enclosing scope, maybe
@@ -563,3 +568,24 @@ def _plain_result_fits(op, a, b) -> bool:
 
 def _target_names(target) -> list:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+_WALRUS: dict = {}
+
+
+def _binds_names(node) -> bool:
+    """Whether an expression holds a walrus (the only way it binds a name of
+    its frame). Memoized per node; the cache is bounded."""
+    key = id(node)
+    hit = _WALRUS.get(key)
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    found = any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
+    if len(_WALRUS) > 4096:
+        _WALRUS.clear()
+    _WALRUS[key] = (node, found)
+    return found
+
+
+def _walrus_names(node) -> list:
+    return [n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
