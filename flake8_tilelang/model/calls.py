@@ -26,6 +26,15 @@ def argument(call: ast.Call, index: int, name: Optional[str] = None) -> Optional
     return None
 
 
+def root_name(expr) -> Optional[str]:
+    """The name an attribute, subscript or call chain starts from
+    (``configs.CFG.update`` and ``EPILOGUES[name](x)`` -> ``configs``,
+    ``EPILOGUES``), or None."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Call)):
+        expr = expr.func if isinstance(expr, ast.Call) else expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
 def bind_arguments(func: ast.AST, call: ast.Call, skip_first: bool = False) -> Dict[str, ast.expr]:
     """parameter name -> the expression ``call`` passes for it, for the
     parameters that can be told (``skip_first`` drops ``self``/``cls``)."""

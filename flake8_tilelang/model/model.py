@@ -18,7 +18,7 @@ from .evaluate import DictV, export, truth
 from .evaluate.values import MacroV
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
-from .calls import argument
+from .calls import argument, root_name
 from .sides import buffer_kind, op_side, trace
 
 _MAX_MACRO_DEPTH = 8
@@ -1081,10 +1081,8 @@ def _called_macros(func: ast.expr, fn: Function, owner: Resolver) -> List[Functi
     """The macros a kernel's call of a value may call (``body(x)`` with a
     factory parameter ``body``, ``BODIES[mode](x)``): what the callee is in
     each frame the kernel was made in, when that is a ``@T.macro``."""
-    root = func
-    while isinstance(root, (ast.Subscript, ast.Attribute, ast.Call)):
-        root = root.func if isinstance(root, ast.Call) else root.value
-    if not isinstance(root, ast.Name) or owner.lookup(root.id, fn)[0] not in _DYNAMIC_CALLEES:
+    root = root_name(func)
+    if root is None or owner.lookup(root, fn)[0] not in _DYNAMIC_CALLEES:
         return []
     out: List[Function] = []
     for value in _callee_values(func, fn, owner):

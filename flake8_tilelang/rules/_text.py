@@ -7,6 +7,8 @@ on one line and free of control characters.
 """
 from __future__ import annotations
 
+import ast
+
 _LIMIT = 60
 
 
@@ -29,8 +31,6 @@ def name(text: str) -> str:
 def source(node, limit: int = 40) -> str:
     """An expression as written (re-printed on one line), shortened with
     ``...`` past ``limit`` characters."""
-    import ast
-
     text = " ".join(ast.unparse(node).split()).replace("`", "'")
     if len(text) > limit:
         text = text[:limit - 3] + "..."

@@ -94,9 +94,9 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
         )
     for _, entry in _entries(model):
         key = entry.key
-        if key.startswith("PassConfigKey.") and key.split(".", 1)[1] in C.PASS_CONFIG_ENUM:
+        member = key.split(".", 1)[1] if key.startswith("PassConfigKey.") else None
+        if member in C.PASS_CONFIG_ENUM:
             # `str(PassConfigKey.X)` (or `"%s" % ...`): the member's name, not its value
-            member = key.split(".", 1)[1]
             advice = "Use `PassConfigKey.%s` itself, or its `.value`" % member
             yield report(
                 entry.node,
@@ -105,9 +105,9 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 help=advice,
                 fix=_fix.fix(advice, None, _fix.DISPLAY_ONLY),
             )
-        elif key.startswith("PassConfigKey.") and not isinstance(getattr(entry.node, "attr", None), str):
+        elif member is not None and not isinstance(getattr(entry.node, "attr", None), str):
             # getattr(PassConfigKey, "NAME") or a comprehension over names
-            name = key.split(".", 1)[1]
+            name = member
             yield report(
                 entry.node,
                 "PassConfigKey member %s does not exist: compiling fails with AttributeError" % _name(name),

@@ -14,9 +14,9 @@ from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives, i
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
-    KernelsV, KernelV, LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
+    LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     hashable,
-    join, join_vars, havoc, kernels_of, mklist, plain, seq_known, truth,
+    join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
 def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
@@ -132,12 +132,8 @@ class Calls:
             if type(a) is ast.GeneratorExp and type(func) is LibV and func.q in _STOPS_EARLY:
                 # `any(enable(k) for k in keys)`: the items after the first that decides may
                 # never be made, so what making them changes is not certain
-                saved = self.token
-                self.token = self.fork_token()
-                try:
+                with self.forked():
                     args.append(self.expr(a, frame))
-                finally:
-                    self.token = saved
                 continue
             if type(a) is ast.Starred:
                 seq = self.iterate(self.expr(a.value, frame))
@@ -291,25 +287,18 @@ class Calls:
         not followed: run it once with unknown arguments, in a branch of its
         own, so what it may change is unknown afterwards (a store into an
         existing dict is not certain; a global it rebinds joins both values)."""
-        module = self.module_frame
-        before = dict(module.vars) if module is not None else None
-        saved = self.token
-        self.token = self.fork_token()
         try:
-            if type(func) is LambdaV:
-                a = func.node.args
-                names = list(a.posonlyargs) + list(a.args)
-                self.call_lambda(func, tuple(UNKNOWN for _ in names), {})
-            else:
-                target = func.func if type(func) is BoundV else func
-                run = lambda: target.ev.call_function(target, (), {}, node, unknown_args=True)  # noqa: E731
-                run() if target.ev is self else self.bridge(target.ev, run, node)
+            with self.forked(self.module_frame):
+                if type(func) is LambdaV:
+                    a = func.node.args
+                    names = list(a.posonlyargs) + list(a.args)
+                    self.call_lambda(func, tuple(UNKNOWN for _ in names), {})
+                else:
+                    target = func.func if type(func) is BoundV else func
+                    run = lambda: target.ev.call_function(target, (), {}, node, unknown_args=True)  # noqa: E731
+                    run() if target.ev is self else self.bridge(target.ev, run, node)
         except Abrupt:
             pass
-        finally:
-            self.token = saved
-            if before is not None:
-                module.vars = join_vars(before, module.vars)
 
     def spoil_given(self, q: str, args: tuple, kwargs) -> None:
         """`operator.setitem(cfg, k, v)`, `dict.update(cfg, ...)`, `random.shuffle(configs)`:
@@ -436,7 +425,7 @@ class Calls:
 
     def to_yield(self, stmts, frame: Frame, state: dict, top: bool = False) -> bool:
         for i, stmt in enumerate(stmts):
-            if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(stmt)):
+            if not _yields((stmt,)):
                 self.stmt(stmt, frame)
                 continue
             rest = stmts[i + 1:]

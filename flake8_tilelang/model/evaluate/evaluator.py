@@ -3,6 +3,7 @@ names hold."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import itertools
 from typing import Dict, List, Optional
 
@@ -11,9 +12,7 @@ from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
-from .values import DictV, FuncV, ImportV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN
-
-_MUTABLE = (DictV, ListV, InstanceV, tuple)
+from .values import DictV, FuncV, ImportV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, join_vars
 from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
@@ -181,6 +180,21 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         self.next_token = next(_TOKENS)
         return self.next_token
 
+    @contextlib.contextmanager
+    def forked(self, frame: Optional[Frame] = None):
+        """Run what the block evaluates in a branch of its own: code that may
+        or may not run (what it changes in objects made before is uncertain).
+        With ``frame``, the names it binds there (a walrus) are joined with
+        the ones before, as either may hold afterwards."""
+        saved, start = self.token, (dict(frame.vars) if frame is not None else None)
+        self.token = self.fork_token()
+        try:
+            yield
+        finally:
+            self.token = saved
+            if frame is not None:
+                frame.vars = join_vars(start, frame.vars)
+
     def deref(self, value):
         """A name imported from the user's project, or a call of one, followed
         only when its value is needed (a test helper from another module is
@@ -310,6 +324,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
 
 
 _FREEZE_ITEMS = 4096  # containers copied for one kernel's snapshot, at most
+_MUTABLE = (DictV, ListV, InstanceV, tuple)
 
 
 def freeze_frame(frame: Frame, names) -> Frame:

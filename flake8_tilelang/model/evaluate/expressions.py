@@ -133,18 +133,11 @@ class Expressions:
                     if i + 1 < len(node.values):
                         # `flag and enable()`: the rest may run, with what it changes (a
                         # walrus there may bind its name or not)
-                        walrus = self.b.has_walrus and _binds_names(node)
-                        saved, start = self.token, (dict(frame.vars) if walrus else None)
-                        self.token = self.fork_token()
-                        try:
+                        with self.forked(frame if self.b.has_walrus and _binds_names(node) else None):
                             for rest in node.values[i + 1:]:
                                 tr = truth(self.expr(rest, frame))
                                 if tr is UNKNOWN or (is_and and not tr) or (not is_and and tr):
                                     break
-                        finally:
-                            self.token = saved
-                            if walrus:
-                                frame.vars = join_vars(start, frame.vars)
                     return UNKNOWN
                 result = v
                 if (is_and and not tv) or (not is_and and tv):
@@ -158,19 +151,16 @@ class Expressions:
                 return self.expr(node.body, frame)
             if test is False:
                 return self.expr(node.orelse, frame)
-            walrus = self.b.has_walrus and _binds_names(node)
-            saved, start = self.token, (dict(frame.vars) if walrus else None)
-            self.token = self.fork_token()
-            try:
+            # one arm runs: a walrus binds the names of the arm that ran
+            start = dict(frame.vars) if self.b.has_walrus and _binds_names(node) else None
+            with self.forked():
                 a = self.expr(node.body, frame)
-                if walrus:
-                    after_a, frame.vars = frame.vars, dict(start)
-                self.token = self.fork_token()
+            if start is not None:
+                after_body, frame.vars = frame.vars, dict(start)
+            with self.forked():
                 b = self.expr(node.orelse, frame)
-                if walrus:
-                    frame.vars = join_vars(after_a, frame.vars)
-            finally:
-                self.token = saved
+            if start is not None:
+                frame.vars = join_vars(after_body, frame.vars)
             return join(a, b)
         if t is ast.NamedExpr:
             value = self.expr(node.value, frame)
@@ -245,25 +235,20 @@ class Expressions:
         iterable or test, too many items): its body may run for any item, so
         it runs once more with unknown loop variables, in a branch of its own
         (what it changes is then uncertain: `[register(k) for k in names]`)."""
-        saved = self.token
-        self.token = self.fork_token()
         try:
-            for i, gen in enumerate(node.generators):
-                if i:
-                    self.expr(gen.iter, inner)
-                for name in _target_names(gen.target):
-                    inner.vars[name] = UNKNOWN
-                for cond in gen.ifs:
-                    self.expr(cond, inner)
-            if isinstance(node, ast.DictComp):
-                self.expr(node.key, inner)
-                self.expr(node.value, inner)
-            else:
-                self.expr(node.elt, inner)
+            with self.forked():
+                for i, gen in enumerate(node.generators):
+                    if i:
+                        self.expr(gen.iter, inner)
+                    for name in _target_names(gen.target):
+                        inner.vars[name] = UNKNOWN
+                    for cond in gen.ifs:
+                        self.expr(cond, inner)
+                parts = (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)
+                for part in parts:
+                    self.expr(part, inner)
         except Abrupt:
             pass
-        finally:
-            self.token = saved
 
     def comprehension(self, node, frame: Frame):
         inner = Frame("function", frame, frame.module, None, set())

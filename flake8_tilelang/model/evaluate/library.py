@@ -9,6 +9,7 @@ from typing import Dict, Optional
 
 from ... import constants as C
 from ..build import canonical_prim
+from ..calls import root_name
 from ..config import LOWER_OUTSIDE_PASS_CONTEXT, Entry, PassConfig
 from ..nodes import Function
 from .budget import MAX_LEN, MAX_UNROLL
@@ -81,26 +82,20 @@ def import_time_effects(builder) -> bool:
         if t is ast.Lambda:
             continue
         if t is ast.Call:
-            root = _root_name(node.func)
+            root = root_name(node.func)
             if root in project or root in local:
                 return True
-            if any(_root_name(a) in project for a in node.args) or \
-                    any(_root_name(k.value) in project for k in node.keywords):
+            if any(root_name(a) in project for a in node.args) or \
+                    any(root_name(k.value) in project for k in node.keywords):
                 return True
         elif t in (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete):
             targets = node.targets if t is ast.Assign or t is ast.Delete else [node.target]
             for target in targets:
                 for sub in ast.walk(target):
-                    if isinstance(sub, (ast.Subscript, ast.Attribute)) and _root_name(sub) in project:
+                    if isinstance(sub, (ast.Subscript, ast.Attribute)) and root_name(sub) in project:
                         return True
         stack.extend(ast.iter_child_nodes(node))
     return False
-
-
-def _root_name(expr) -> Optional[str]:
-    while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Call)):
-        expr = expr.func if isinstance(expr, ast.Call) else expr.value
-    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def inert_function(builder, fn: Function, visiting: Optional[set] = None) -> bool:

@@ -69,11 +69,11 @@ class Statements:
             try:
                 for item in node.items:
                     value = self.expr(item.context_expr, frame)
-                    self.last_yielded = UNKNOWN
                     helper = self.enter_helper(value, item.context_expr) if t is ast.With else None
+                    bound = UNKNOWN
                     if helper is not None:
                         # a helper of the user's that enters PassContexts (also from another module)
-                        contexts, leave, may = helper
+                        contexts, leave, may, bound = helper
                         self.contexts.extend(contexts)
                         entered += len(contexts)
                         if leave is not None:
@@ -87,7 +87,6 @@ class Statements:
                         suppress = suppress or self.may_suppress(item.context_expr, value, frame)
                     if item.optional_vars is not None:
                         # `with overridden(CFG) as cfg:` binds what the generator yields
-                        bound = self.last_yielded if helper is not None else UNKNOWN
                         self.assign(item.optional_vars, bound, frame)
                 self.block(node.body, frame)
             except Abrupt as e:
@@ -138,7 +137,8 @@ class Statements:
     def enter_helper(self, value, node):
         """A ``with`` item that is a context manager of the user's whose entry
         can be followed: (the PassContexts it enters, a callable running its
-        ``__exit__`` or None, whether it may swallow an exception), else None."""
+        ``__exit__`` given how the block ended, or None, whether it may swallow
+        an exception, what ``as`` binds), else None."""
         value = self.deref(value)
         if isinstance(value, GenCtxCallV):
             found = self.enter_generator(value)
@@ -148,27 +148,8 @@ class Statements:
             if not contexts and exit_code is None:
                 return None  # as before: nothing after its yield, and no PassContext seen
             gen_ev = value.func.ev
-            run_exit = None
-            if exit_code is not None:
-                after, final, gen_frame = exit_code
-
-                def run_exit(ending):
-                    # `yield` returns when the body ends normally (also by return or break):
-                    # the code after it runs; an exception is thrown in at the `yield`, so
-                    # only a `finally` runs
-                    stmts = list(final) if ending == "raise" else list(after) if not final else \
-                        list(final) + list(after)
-                    if not stmts:
-                        return
-
-                    def run():
-                        try:
-                            gen_ev.block(stmts, gen_frame)
-                        except Abrupt:
-                            pass  # the generator returned (StopIteration): the with goes on
-                    run() if gen_ev is self else self.bridge(gen_ev, run, node)
-            self.last_yielded = yielded
-            return (self.placed(contexts, node, gen_ev), run_exit, False)
+            return (self.placed(contexts, node, gen_ev), self.generator_exit(gen_ev, exit_code, node), False,
+                    yielded)
         if isinstance(value, InstanceV) and not value.opaque:
             found = self.enter_instance(value, node)
             if found is None:
@@ -179,8 +160,34 @@ class Statements:
 
             def run_exit(ending):
                 self.call_value(leave, (value, None, None, None), {}, node, self.module_frame)
-            return contexts, run_exit, True
+            return contexts, run_exit, True, UNKNOWN
         return None
+
+    def generator_exit(self, gen_ev, exit_code, node):
+        """What a contextmanager generator runs when its ``with`` block ends
+        (``exit_code``: statements after its ``yield``, its ``finally``, and
+        its frame): the code after the ``yield`` when the block ends without
+        an exception (also by ``return`` or ``break``: the ``yield`` returns),
+        the ``finally`` however it ends (an exception is thrown in at the
+        ``yield``). A ``return`` there ends the generator; a ``raise``
+        propagates from the ``with``."""
+        if exit_code is None:
+            return None
+        after, final, gen_frame = exit_code
+
+        def run_exit(ending):
+            stmts = list(final) + ([] if ending == "raise" else list(after))
+            if not stmts:
+                return
+
+            def run():
+                try:
+                    gen_ev.block(stmts, gen_frame)
+                except Abrupt as e:
+                    if e.kind == "raise":
+                        raise
+            run() if gen_ev is self else self.bridge(gen_ev, run, node)
+        return run_exit
 
     def placed(self, contexts: list, node: ast.expr, ev) -> list:
         """PassContexts a helper of another module entered, placed at the
