@@ -568,7 +568,7 @@ class Statements:
             return
         loader = self.resolver.loader
         try:
-            found = loader.split(q, self.filename)
+            found = loader.split(q, self.filename, quick=True)
         except Exception:
             return
         if found is None or found[1]:
