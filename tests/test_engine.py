@@ -942,3 +942,25 @@ def test_contextmanager_runs_the_code_after_its_yield_at_exit(name, expected):
     without an exception; a `finally` around the `yield` runs however it
     ends; `as` binds what the generator yields."""
     assert final(CONTEXT_MANAGERS, name) == expected
+
+
+def test_a_raise_after_a_contextmanagers_yield_propagates_from_the_with():
+    src = """
+import contextlib
+
+
+@contextlib.contextmanager
+def strict():
+    yield
+    raise RuntimeError("left in a bad state")
+
+
+X = "before"
+try:
+    with strict():
+        X = "inside"
+    X = "after the with"
+except RuntimeError:
+    Y = "raised"
+"""
+    assert final(src, "X") == "inside" and final(src, "Y") == "raised"
