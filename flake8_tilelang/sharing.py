@@ -49,15 +49,19 @@ def _project_files(root: str) -> Optional[List[str]]:
     return out
 
 
-def _text(path: str) -> Optional[str]:
+def _text(path: str, same: Optional[Tuple[int, int]] = None) -> Tuple[bool, Optional[str]]:
+    """(whether ``path`` is the file ``same`` names as (device, inode), its
+    text or None when it cannot be read or is too big)."""
     try:
         st = os.stat(path)
     except OSError:
-        return None
+        return False, None
+    if same is not None and (st.st_dev, st.st_ino) == same:
+        return True, None
     stamp = (st.st_size, st.st_mtime_ns)
     cached = _TEXTS.get(path)
     if cached is not None and cached[0] == stamp:
-        return cached[1]
+        return False, cached[1]
     text: Optional[str] = None
     if st.st_size <= MAX_BYTES:
         try:
@@ -66,7 +70,7 @@ def _text(path: str) -> Optional[str]:
         except OSError:
             text = None
     _TEXTS[path] = (stamp, text)
-    return text
+    return False, text
 
 
 def readers(filename: str, names, root: Optional[str] = None) -> List[str]:
@@ -92,14 +96,21 @@ def readers(filename: str, names, root: Optional[str] = None) -> List[str]:
     module_itself = re.compile(r"^[ \t]*(?:import[ \t]+[^\n#]*(?<![\w])%s\b|from[ \t]+[\w.]+[ \t]+import[ \t]+"
                                r"[^\n#]*(?<![\w.])%s\b)" % (m, m), re.M)
     out = []
-    real = os.path.realpath(path)
+    try:
+        st = os.stat(path)
+        own = (st.st_dev, st.st_ino)  # the file itself, also when a link in the tree names it
+    except OSError:
+        return []
     for other in files:
-        if os.path.realpath(other) == real:
+        same, text = _text(other, own)
+        if same:
             continue
-        text = _text(other)
         if text is None:
-            if os.path.getsize(other) > MAX_BYTES:
-                continue
+            try:
+                if os.path.getsize(other) > MAX_BYTES:
+                    continue
+            except OSError:
+                continue  # gone since the scan: it reads nothing
             out.append(other)  # unreadable: it may read it
             continue
         if module not in text or "import" not in text:

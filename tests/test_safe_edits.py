@@ -412,3 +412,16 @@ def test_readers_are_importers_not_files_that_mention_the_name(tmp_path):
     })
     got = sorted(os.path.basename(p) for p in readers(str(root / "cfg.py"), ["CFG"]))
     assert got == ["a.py", "b.py", "c.py"]
+
+
+def test_readers_skip_the_file_itself_under_another_name(tmp_path):
+    # a link in the tree naming the defining file is that file, not an importer of it
+    from flake8_tilelang.sharing import readers
+
+    root = project(tmp_path, {
+        "cfg.py": "import cfg  # reads itself\nCFG = {}\n",
+        "a.py": "from cfg import CFG\n",
+    })
+    os.symlink(str(root / "cfg.py"), str(root / "cfg_link.py"))
+    got = sorted(os.path.basename(p) for p in readers(str(root / "cfg.py"), ["CFG"]))
+    assert got == ["a.py"]

@@ -256,11 +256,26 @@ class Launch:
                         numbers.update(id(e) for e in index.elts)
         return [n for n in names if id(n) in numbers]
 
-    def vid_reads(self) -> List[ast.Name]:
-        """Every read of :attr:`vid_name` inside the launch's body."""
+    def vid_reads(self, first: bool = False) -> List[ast.Name]:
+        """Every read of :attr:`vid_name` inside the launch's body (with
+        ``first``: only the first one found, enough to tell whether any)."""
+        from .evaluate.statements import _push_children
+
         name = self.vid_name
-        return [n for stmt in getattr(self.with_stmt, "body", ()) for n in ast.walk(stmt)
-                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        out: List[ast.Name] = []
+        stack = list(getattr(self.with_stmt, "body", ()))
+        while stack:
+            node = stack.pop()
+            t = type(node)
+            if t is ast.Name:
+                if node.id == name and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                    out.append(node)  # type: ignore[arg-type]
+                    if first:
+                        break
+            elif t is not ast.Constant:
+                _push_children(node, t, stack)
+        out.sort(key=lambda n: (n.lineno, n.col_offset))
+        return out
 
 
 class CompileSite:

@@ -321,7 +321,7 @@ def expert_vid_unused(model) -> Iterator[Report]:
                     or not isinstance(launch.target, (ast.Tuple, ast.List)) or len(launch.target.elts) != 2:
                 continue
             vid = launch.target.elts[1]  # the vector-core id, whatever its name
-            if not isinstance(vid, ast.Name) or (vid.id != "_" and launch.vid_reads()):
+            if not isinstance(vid, ast.Name) or (vid.id != "_" and launch.vid_reads(first=True)):
                 continue
             if not any(kernel.side(u) == "V" for u in kernel.uses if not u.maybe):
                 continue
