@@ -291,12 +291,43 @@ def test_list_changed_by_something_unknown_is_unknown():
     body = """
         import os
         L = [1, 2]
-        L.insert(0, os.environ)
+        L.sort(key=os.environ.get)
         N = len(L)
         F = L[0]
     """
     assert final(body, "N") is UNKNOWN
     assert final(body, "F") is UNKNOWN
+
+
+def test_list_methods_run_as_python_runs_them():
+    body = """
+        import os
+        L = [1, 2]
+        L.insert(0, os.environ)   # an unknown item: the length is still known
+        N = len(L)
+        F = L[0]
+        L.pop(0)
+        L.reverse()
+        R = tuple(L)
+        L.append(3)
+        P = L.pop()
+        Q = L.pop(0)
+        L.clear()
+        E = len(L)
+        K = [1, 2, 3]
+        I = K.index(2)
+        KN = len(K)
+        M = [1]
+        if os.environ:
+            M.pop()
+        MN = len(M)
+        Z = [1]
+        Z.pop(5) if os.environ else None
+        ZN = len(Z)
+    """
+    got = {n: final(body, n) for n in ("N", "F", "R", "P", "Q", "E", "I", "KN", "MN", "ZN")}
+    assert got == {"N": 3, "F": UNKNOWN, "R": (2, 1), "P": 3, "Q": 2, "E": 0, "I": UNKNOWN, "KN": 3,
+                   "MN": UNKNOWN, "ZN": UNKNOWN}
 
 
 def test_jit_factory_called_at_module_level_sees_the_dict_at_the_call():

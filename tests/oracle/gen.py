@@ -193,15 +193,41 @@ def f_for(draw, i):
 
 
 def f_while(draw, i):
+    """A counting loop with a break or continue; a halving search (`while
+    block * n > cap: block //= 2`, as tile-size helpers write it); `while
+    True` left by a break; a test that turns unknown after a few iterations
+    (or runs past what the engine unrolls); a walrus in the test."""
     d = draw(st.sampled_from(DICTS))
+    kind = draw(st.sampled_from(("count", "halve", "true", "turns_unknown", "long", "walrus")))
+    k1, v1, k2, v2 = _key(draw), _val(draw), _key(draw), _val(draw)
     n = draw(st.integers(0, 3))
-    lines = ["_n%d = 0" % i, "while _n%d < %d:" % (i, n),
-             "    _n%d += 1" % i,
-             "    if _n%d == %d:" % (i, draw(st.integers(1, 3))),
-             "        %s" % draw(st.sampled_from(("break", "continue"))),
-             "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    if kind == "count":
+        lines = ["_n%d = 0" % i, "while _n%d < %d:" % (i, n),
+                 "    _n%d += 1" % i,
+                 "    if _n%d == %d:" % (i, draw(st.integers(1, 3))),
+                 "        %s" % draw(st.sampled_from(("break", "continue"))),
+                 "    %s[%s] = %s" % (d, k1, v1)]
+    elif kind == "halve":
+        cap = draw(st.sampled_from((1, 100, 4096, 65536, 1 << 20)))
+        lines = ["_b%d = 256" % i, "while _b%d * 1024 > %d:" % (i, cap), "    _b%d //= 2" % i,
+                 "    if _b%d < 16:" % i, "        break",
+                 "if _b%d >= 64:" % i, "    %s[%s] = %s" % (d, k1, v1)]
+        return lines
+    elif kind == "true":
+        lines = ["_n%d = 0" % i, "while True:", "    _n%d += 1" % i, "    %s[%s] = %s" % (d, k1, v1),
+                 "    if _n%d > %d:" % (i, n), "        break"]
+    elif kind == "turns_unknown":
+        lines = ["_n%d = 0" % i, "while _n%d < %d or RUNTIME_TRUE:" % (i, n), "    _n%d += 1" % i,
+                 "    if _n%d > %d:" % (i, n + 1), "        break",
+                 "    %s[%s] = %s" % (d, k1, v1)]
+    elif kind == "long":
+        lines = ["_n%d = 0" % i, "while _n%d < %d:" % (i, 20 + n), "    _n%d += 1" % i,
+                 "    if _n%d == %d:" % (i, 17 + n), "        %s[%s] = %s" % (d, k1, v1)]
+    else:
+        lines = ["_q%d = [%s, %s]" % (i, k1, k2), "while (_k%d := (_q%d.pop() if _q%d else None)) is not None:" % (i, i, i),
+                 "    %s[_k%d] = %s" % (d, i, v1)]
     if draw(st.booleans()):
-        lines += ["else:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+        lines += ["else:", "    %s[%s] = %s" % (d, k2, v2)]
     return lines
 
 
@@ -552,6 +578,26 @@ def f_instance(draw, i):
     return lines
 
 
+def f_list_ops(draw, i):
+    """Keys kept in a list changed in place (pop, insert, clear, reverse,
+    append), then drained into a dict by a loop or read by an index."""
+    d = draw(st.sampled_from(DICTS))
+    names = draw(st.lists(st.sampled_from(SWITCH_NAMES), min_size=0, max_size=3, unique=True))
+    lines = ["_l%d = [%s]" % (i, ", ".join(_key(draw, n) for n in names))]
+    for _ in range(draw(st.integers(0, 3))):
+        lines.append(draw(st.sampled_from((
+            "_l%d.insert(0, %s)" % (i, _key(draw)), "_l%d.append(%s)" % (i, _key(draw)),
+            "if _l%d:\n    _l%d.pop()" % (i, i), "if _l%d:\n    _l%d.pop(0)" % (i, i),
+            "_l%d.reverse()" % i, "_l%d.clear()" % i, "_l%d.insert(-1, %s)" % (i, _key(draw)),
+        ))))
+    lines += draw(st.sampled_from((
+        ["while _l%d:" % i, "    %s[_l%d.pop(0)] = %s" % (d, i, _val(draw))],
+        ["for _k in _l%d:" % i, "    %s[_k] = %s" % (d, _val(draw))],
+        ["if _l%d:" % i, "    %s[_l%d[-1]] = %s" % (d, i, _val(draw))],
+    )))
+    return [part for line in lines for part in line.split("\n")]
+
+
 # Besides FORMS, `exclude` takes "jit_call" (no module-level call of a jit
 # factory), "key_call" (no `PassConfigKey("tl.ascend_...")` key spelling),
 # "import_mutation" (the main module never stores into gen_cfg's dicts),
@@ -585,6 +631,7 @@ FORMS = {
     "gotchas": f_gotchas,
     "instance": f_instance,
     "keyerror": f_keyerror,
+    "list_ops": f_list_ops,
 }
 
 # The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and

@@ -15,6 +15,7 @@ MAX_STEPS = 10000  # statements + calls per module, plus STEPS_PER_LINE for each
 STEPS_PER_LINE = 2
 MAX_DEPTH = 10  # nested calls
 MAX_UNROLL = 64  # loop iterations / comprehension items
+MAX_WHILE = 16  # iterations of a while loop run one by one (block-size searches halve a few times)
 MAX_LEN = 256  # container and string sizes built by arithmetic
 MAX_SIZE = 4096  # the size of any one value (see size_of)
 MAX_INT_BITS = 8 * MAX_SIZE

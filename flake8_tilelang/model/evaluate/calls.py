@@ -797,6 +797,20 @@ class Calls:
                     return None
             if name == "copy":
                 return mklist(list(obj), self.token)
+            if name in ("index", "count"):
+                return UNKNOWN  # reads: the items may compare in ways not modelled
+            if not kwargs and self.precise(obj):
+                if name == "pop" and len(args) <= 1:
+                    at = args[0] if args else -1
+                    if type(at) is int and -len(obj) <= at < len(obj):
+                        return obj.pop(at)
+                elif name == "insert" and len(args) == 2 and type(args[0]) is int and len(obj) < MAX_LEN \
+                        and self.size(obj) + self.size(args[1]) <= MAX_SIZE:
+                    obj.insert(args[0], args[1])
+                    return None
+                elif name in ("clear", "reverse") and not args:
+                    getattr(obj, name)()
+                    return None
             havoc(obj)  # anything may have happened to it
             return UNKNOWN
         if kind == "str" and isinstance(obj, str):

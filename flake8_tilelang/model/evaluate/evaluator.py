@@ -60,7 +60,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         self.local_names: Dict[int, set] = {}
         self.loops: list = []  # innermost last: {"break": [states], "continue": [states]}
         self.sizes: dict = {}
-        self.loop_names: dict = {}  # id(loop) -> (names it assigns, names it mutates)  # id(tuple) -> (tuple, its size): see budget.size_of
+        self.loop_names: dict = {}  # id(loop) -> (names it assigns, names it mutates, the body run)  # id(tuple) -> (tuple, its size): see budget.size_of
         # PassContexts entered around the code running now, innermost last:
         # a PassContextV, or UNKNOWN for a context manager that may enter one
         self.contexts: list = []

@@ -120,14 +120,23 @@ def _call_label(call: ast.AST, closure: Frame) -> str:
                                                                               ast.AsyncFunctionDef)):
         a = fn.node.args  # type: ignore[attr-defined]
         params = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+        given: dict = {}  # parameter -> the argument's expression at the call
         if isinstance(call, ast.Call) and not any(isinstance(x, ast.Starred) for x in call.args) \
                 and all(k.arg is not None for k in call.keywords):
-            passed = {p.arg for p in params[:len(call.args)]} | {k.arg for k in call.keywords}
-            params = [p for p in params if p.arg in passed]
+            given = {p.arg: x for p, x in zip(params, call.args)}
+            given.update((k.arg, k.value) for k in call.keywords)
+            params = [p for p in params if p.arg in given]
         parts = []
         for p in params:
             value = export(closure.vars.get(p.arg, UNKNOWN))
-            parts.append("%s=%s" % (p.arg, "?" if value is UNKNOWN else repr(value)))
+            if value is not UNKNOWN:
+                shown = repr(value)
+            elif isinstance(given.get(p.arg), (ast.Name, ast.Attribute)) \
+                    and ast.unparse(given[p.arg]) != p.arg:
+                shown = ast.unparse(given[p.arg])  # `pass_configs=EXPERT`: a dict, named as the call names it
+            else:
+                shown = "?"
+            parts.append("%s=%s" % (p.arg, shown))
         text = "%s(%s)" % (fn.name, ", ".join(parts))
     text = " ".join((text or "a call").split())
     if len(text) > 96:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional
 
-from .budget import MAX_UNROLL, Budget
+from .budget import MAX_UNROLL, MAX_WHILE, Budget
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
@@ -55,11 +55,7 @@ class Statements:
         elif t in (ast.For, ast.AsyncFor):
             self.for_(node, frame)
         elif t is ast.While:
-            test = truth(self.expr(node.test, frame))
-            if test is False:
-                self.block(node.orelse, frame)
-            else:
-                self.unknown_loop(node, frame)
+            self.while_(node, frame)
         elif t in (ast.With, ast.AsyncWith):
             self.effects += 1  # context managers entered and left
             entered = 0
@@ -342,7 +338,50 @@ class Statements:
             self.loops.pop()
             self.token = saved
 
-    def unknown_loop(self, node, frame: Frame) -> None:
+    def while_(self, node, frame: Frame) -> None:
+        """Iterations run one by one while the test is known to hold (at most
+        MAX_WHILE of them); the rest of a loop whose test turns unknown, or
+        that runs longer, is an unknown loop from the state reached."""
+        loop: dict = {"break": [], "continue": []}
+        self.loops.append(loop)
+        saved = self.token
+        broke: list = []  # states left by a break that may have happened
+        rest = False  # the loop goes on as an unknown loop
+        try:
+            for count in range(MAX_WHILE + 1):
+                test = truth(self.deref(self.expr(node.test, frame)))
+                if test is False:
+                    self.block(node.orelse, frame)  # under the fork token when a break may have happened
+                    break
+                if test is not True or count == MAX_WHILE:
+                    rest = True
+                    break
+                try:
+                    self.block(node.body, frame)
+                except Abrupt as e:
+                    if e.kind == "break":
+                        break  # certain: no more iterations, no else
+                    if e.kind != "continue":
+                        raise
+                if loop["continue"]:
+                    frame.vars = _join_all([frame.vars] + loop["continue"])
+                    loop["continue"].clear()
+                if loop["break"]:
+                    # the iterations after a possible break may not run
+                    broke.extend(loop["break"])
+                    loop["break"].clear()
+                    self.token = self.fork_token()
+        finally:
+            self.loops.pop()
+        try:
+            if rest:
+                self.unknown_loop(node, frame, test_too=True)
+        finally:
+            self.token = saved
+        if broke:
+            frame.vars = _join_all([frame.vars] + broke)
+
+    def unknown_loop(self, node, frame: Frame, test_too: bool = False) -> None:
         """A loop whose iterations cannot be told (how many, over what): the
         names it assigns and the containers it mutates by name are unknown
         from the start, then its body runs in a branch of its own, twice (a
@@ -350,7 +389,12 @@ class Statements:
         may run."""
         names = self.loop_names.get(id(node))
         if names is None:
-            names = self.loop_names[id(node)] = (_assigned_names(node.body), _mutated_names(node.body))
+            body = node.body
+            if test_too:  # a while loop: its test runs before each iteration (a walrus, a call)
+                test = ast.Expr(value=node.test)
+                ast.copy_location(test, node.test)
+                body = [test] + body
+            names = self.loop_names[id(node)] = (_assigned_names(body), _mutated_names(body), body)
         for name in names[0]:
             self.assign_name(name, UNKNOWN, frame)
         for name in names[1]:
@@ -362,7 +406,7 @@ class Statements:
             for second in (False, True):
                 before, start = self.effects, dict(frame.vars)
                 try:
-                    self.uncertain([node.body, []], frame)
+                    self.uncertain([names[2], []], frame)
                 except Abrupt as e:
                     if e.kind not in ("break", "continue"):
                         raise
