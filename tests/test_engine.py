@@ -995,3 +995,86 @@ except RuntimeError:
     Y = "raised"
 """
     assert final(src, "X") == "inside" and final(src, "Y") == "raised"
+
+
+def test_super_calls_the_base_method_bound_to_the_instance():
+    body = """
+        class Base:
+            def __init__(self):
+                self.cfg = {AUTO: True}
+
+            def configs(self):
+                return {"tl.ascend_memory_planning": True}
+
+            @classmethod
+            def preset(cls):
+                return {AUTO: cls.SYNC}
+
+        class Child(Base):
+            SYNC = False
+
+            def __init__(self):
+                self.cfg = {AUTO: False}
+                super().__init__()  # sets it back to True
+
+            def configs(self):
+                return super().configs() | {AUTO: True}
+
+            @classmethod
+            def preset(cls):
+                out = super().preset()
+                out["tl.ascend_memory_planning"] = True
+                return out
+
+        class Explicit(Base):
+            def __init__(self):
+                self.cfg = {AUTO: False}
+                super(Explicit, self).__init__()
+
+        class Opaque(dict):
+            def __init__(self):
+                self.cfg = {AUTO: False}
+                super().__init__()  # dict.__init__: not followed
+
+        class Top:
+            def __init__(self):
+                super().__init__()  # object.__init__ does nothing
+                self.cfg = {AUTO: False}
+
+        INIT = Child().cfg[AUTO]
+        MERGED = Child().configs()[AUTO]
+        PLAN = Child().configs()["tl.ascend_memory_planning"]
+        PRESET = Child.preset()[AUTO]
+        EXPLICIT = Explicit().cfg[AUTO]
+        OPAQUE = Opaque().cfg[AUTO]
+        TOP = Top().cfg[AUTO]
+    """
+    got = {n: final(body, n) for n in ("INIT", "MERGED", "PLAN", "PRESET", "EXPLICIT", "OPAQUE", "TOP")}
+    assert got == {"INIT": True, "MERGED": True, "PLAN": True, "PRESET": False, "EXPLICIT": True,
+                   "OPAQUE": UNKNOWN, "TOP": False}
+
+
+def test_super_that_cannot_be_followed_leaves_the_instance_unknown():
+    # the base's __init__ may set what the subclass set first: never the stale value
+    body = """
+        from somewhere import Base
+
+        class Child(Base):
+            def __init__(self):
+                self.cfg = {AUTO: False}
+                super().__init__()
+
+        class Mixed(dict, Child):
+            pass
+
+        class Late:
+            def __init__(self):
+                self.cfg = {AUTO: False}
+                init = super
+                init().__init__()
+
+        INIT = Child().cfg[AUTO]
+        LATE = Late().cfg[AUTO]
+    """
+    assert final(body, "INIT") is UNKNOWN
+    assert final(body, "LATE") in (False, UNKNOWN)

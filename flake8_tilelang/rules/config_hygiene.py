@@ -52,7 +52,9 @@ key in TileLang's own `tl.` namespace that is not registered (for example a
 typo, or `"tl.dynamic_vectorize_size_bits"`, which the jit docstrings mention
 but nothing registers), and a raw string that names a registered key without
 its namespace (`"TL_ASCEND_AUTO_SYNC"`, `"ascend_auto_sync"`: the enum member's
-name is not the key). The help text offers the nearest valid key. Raw keys of
+name is not the key), or in another letter case or with a stray blank
+(`"TL.ASCEND_AUTO_SYNC"`, `" tl.ascend_auto_sync"`: keys are matched exactly).
+The help text offers the nearest valid key. Raw keys of
 other namespaces (`tir.`, `cuda.`, ...) belong to TVM and are not judged.
 `tl.ascend_auto_sync_vs` (added after PR #1346) is accepted.
 """,
@@ -114,10 +116,12 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
                 help=_enum_help(name, None),
                 fix=_fix.fix(_enum_help(name, None), None, _fix.DISPLAY_ONLY),
             )
-        elif (key.startswith("tl.") or _unqualified(key)) and key not in C.KNOWN_KEYS:
-            # an enum member's name, or a key without its `tl.` namespace, is not a key either
-            meant = _unqualified(key) or _RAW_SLIPS.get(key) or _RAW_SLIPS.get(key.lower())
-            near = [meant] if meant else _close(key, _RAW_KEYS, n=3)
+        elif (key.strip()[:3].lower() == "tl." or _unqualified(key)) and key not in C.KNOWN_KEYS:
+            # an enum member's name, a key without its `tl.` namespace or in the wrong case
+            # (`"TL.ASCEND_AUTO_SYNC"`: keys are matched exactly) is not a key either
+            meant = _unqualified(key) or _RAW_SLIPS.get(key) or _RAW_SLIPS.get(key.lower()) \
+                or _BY_LOWER.get(key.lower()) or _BY_LOWER.get(key.strip().lower())
+            near = [meant] if meant else _close(key if key.startswith("tl.") else key.lower(), _RAW_KEYS, n=3)
             advice = _advice(near, "`%s`", "Use a key registered in `PassConfigKey`, or remove it")
             edits = None
             if meant and not _already_in_dict(entry.node, meant):
@@ -153,6 +157,7 @@ def _slips():
 
 
 _ENUM_SLIPS, _RAW_SLIPS = _slips()
+_BY_LOWER = {k.lower(): k for k in C.KNOWN_KEYS if k.startswith("tl.")}
 
 
 def _already_in_dict(node, key: str) -> bool:

@@ -355,6 +355,49 @@ def f_class(draw, i):
     return lines
 
 
+def f_super(draw, i):
+    """A subclass whose methods reach its base's through `super()` (zero
+    arguments or `super(Cls, self)`): `__init__` before or after its own
+    assignments, a method whose result it extends, a classmethod."""
+    d = draw(st.sampled_from(DICTS))
+    call = draw(st.sampled_from(("super()", "super(_Sub%d, self)" % i)))
+    own = "        self.cfg[%s] = %s" % (_key(draw), _val(draw))
+    init = ["        %s.__init__()" % call]
+    body = [own] + init if draw(st.booleans()) else init + [own]
+    lines = ["class _Base%d:" % i,
+             "    def __init__(self):",
+             "        self.cfg = {%s: %s}" % (_key(draw), _val(draw)),
+             "",
+             "    def extra(self):",
+             "        return {%s: %s}" % (_key(draw), _val(draw)),
+             "",
+             "    @classmethod",
+             "    def preset(cls):",
+             "        return {%s: cls.FLAG}" % _key(draw),
+             "", "",
+             "class _Sub%d(_Base%d):" % (i, i),
+             "    FLAG = %s" % _val(draw),
+             "",
+             "    def __init__(self):",
+             "        self.cfg = {}"] + body + [
+             "",
+             "    def extra(self):",
+             "        out = %s.extra()" % call,
+             "        out[%s] = %s" % (_key(draw), _val(draw)),
+             "        return out",
+             "",
+             "    @classmethod",
+             "    def preset(cls):",
+             "        return dict(super().preset())",
+             "", ""]
+    lines += draw(st.sampled_from((
+        ["%s.update(_Sub%d().cfg)" % (d, i)],
+        ["%s.update(_Sub%d().extra())" % (d, i)],
+        ["%s.update(_Sub%d.preset())" % (d, i)],
+    )))
+    return lines
+
+
 def f_dataclass(draw, i):
     d = draw(st.sampled_from(DICTS))
     kind = draw(st.sampled_from(("dataclass", "frozen", "namedtuple")))
@@ -632,6 +675,7 @@ FORMS = {
     "instance": f_instance,
     "keyerror": f_keyerror,
     "list_ops": f_list_ops,
+    "super": f_super,
 }
 
 # The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and

@@ -15,7 +15,7 @@ from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
-    hashable,
+    SuperV, hashable,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
@@ -215,6 +215,8 @@ class Calls:
             func = self.deref(func)
             t = type(func)
         if t is LibV:  # the most frequent callee (torch.*, T.*, builtins): tested first
+            if func.q == "super":
+                return self.super_(args, kwargs, frame)
             if func.q == "contextlib.contextmanager":
                 return GenCtxV(args[0]) if len(args) == 1 and not kwargs and isinstance(args[0], FuncV) \
                     else UNKNOWN
@@ -279,6 +281,30 @@ class Calls:
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
+        return UNKNOWN
+
+    def super_(self, args: tuple, kwargs, frame: Frame):
+        """``super()`` in a method (the class whose body defined it, and the
+        method's first argument as it is now) or ``super(Cls, obj)``. Anything
+        else is unknown, and the object it would be bound to may change
+        through it (`super().__init__()` of a base not followed)."""
+        obj = MISSING
+        if not args and not kwargs and frame.kind == "function" and frame.fn is not None:
+            node = getattr(frame.fn, "node", None)
+            a = getattr(node, "args", None)
+            params = (list(a.posonlyargs) + list(a.args)) if a is not None else []
+            if params:
+                obj = self.deref(frame.vars.get(params[0].arg, MISSING))
+            owner = frame.owner
+            if type(owner) is ClassV and obj is not MISSING and obj is not UNKNOWN:
+                return SuperV(owner, obj)
+        elif len(args) == 2 and not kwargs:
+            owner, obj = self.deref(args[0]), self.deref(args[1])
+            if type(owner) is ClassV and obj is not UNKNOWN:
+                return SuperV(owner, obj)
+        for value in args if obj is MISSING else args + (obj,):
+            if type(self.deref(value)) in _CONTAINERS and havoc(self.deref(value)):
+                self.effects += 1
         return UNKNOWN
 
     # -- other modules' functions and context managers -------------------------
@@ -401,6 +427,8 @@ class Calls:
         self.tick()
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, self.locals_of(fn))
+        if func.home is not None:
+            frame.owner = func.home.owner
         frame.globals = set(fn.globals)
         frame.nonlocals = fn.nonlocals
         frame.call = call.node
@@ -570,6 +598,8 @@ class Calls:
         locals_ = self.locals_of(fn)
         frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
                       fn, locals_)
+        if func.home is not None:
+            frame.owner = func.home.owner  # the method's class, for `super()`
         frame.globals = set(fn.globals)
         frame.nonlocals = fn.nonlocals
         frame.call = None if unknown_args else node

@@ -13,7 +13,7 @@ from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, join_vars, mklist, plain, seq_known, spoil,
-    truth, havoc,
+    truth, havoc, SuperV,
 )
 
 BUILTINS = frozenset({
@@ -484,11 +484,40 @@ class Expressions:
             return value
         if isinstance(obj, Module):
             return obj.get(attr)
+        if type(obj) is SuperV:
+            return self.super_attr(obj, attr)
         if isinstance(obj, PassContextV) and attr in ("__enter__", "__exit__"):
             return BoundV(LibV("PassContext." + attr), obj)
         if type(obj) is PropertyV and attr == "setter":
             return BoundV(LibV("property.setter"), obj)  # `@manual.setter`
         return UNKNOWN
+
+    def super_attr(self, sup, attr: str):
+        """``super().attr``: looked up in the classes after the one whose
+        method asks (single inheritance), bound to the object. What cannot be
+        found exactly is unknown, and the object may change through it."""
+        owner, obj = sup.owner, sup.obj
+        value = UNKNOWN
+        if not owner.opaque and len(owner.bases) <= 1:
+            value = owner.bases[0].lookup(attr) if owner.bases else MISSING
+        if value is MISSING:
+            # past the user's classes: `object`, whose __init__ does nothing
+            return LibV("object.__init__") if attr == "__init__" else UNKNOWN
+        if value is UNKNOWN:
+            if havoc(obj):
+                self.effects += 1
+            return UNKNOWN
+        if isinstance(value, FuncV):
+            if value.kind == "static":
+                return value
+            if value.kind == "class":
+                return BoundV(value, obj.cls if isinstance(obj, InstanceV) else obj)
+            return BoundV(value, obj) if isinstance(obj, InstanceV) else value
+        if type(value) is PropertyV:
+            if isinstance(obj, InstanceV):
+                return self.deref(self.call_value(value.getter, (obj,), {}, None, self.module_frame))
+            return UNKNOWN
+        return value
 
     def resolve_import(self, q: str, via: Optional[ImportV] = None):
         """A name imported from the user's project: its value at the end of

@@ -17,7 +17,7 @@ _NONE: frozenset = frozenset()
 
 class Frame:
     __slots__ = ("vars", "parent", "fn", "kind", "locals", "globals", "nonlocals", "module", "returns", "star_unknown",
-                 "call")
+                 "call", "owner")
 
     def __init__(self, kind: str, parent: Optional["Frame"], module: Optional["Frame"],
                  fn: Optional[Scope] = None, local_names=None):
@@ -33,4 +33,6 @@ class Frame:
         # a star import of a module that could not be read: any name may be bound
         self.star_unknown = False
         self.call: Optional[object] = None  # a function's frame: the call that ran it (None: no call site)
+        # a class body's frame: the class it made; a method's frame: that class (`super()`)
+        self.owner: Optional[object] = None
 

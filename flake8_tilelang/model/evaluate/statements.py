@@ -488,7 +488,7 @@ class Statements:
             if d is not None:
                 defaults[a.arg] = self.expr(d, frame)
         closure = frame if frame.kind != "class" else frame.parent
-        value: object = FuncV(fn, closure, defaults, self)
+        value: object = FuncV(fn, closure, defaults, self, home=frame if frame.kind == "class" else None)
         for dec in reversed(node.decorator_list):
             deco = self.expr(dec, frame)
             value = self.apply(deco, value, dec, frame)
@@ -499,9 +499,9 @@ class Statements:
         deco = self.deref(deco)
         if isinstance(deco, LibV):
             if deco.q == "staticmethod" and isinstance(value, FuncV):
-                return FuncV(value.fn, value.closure, value.defaults, value.ev, "static")
+                return FuncV(value.fn, value.closure, value.defaults, value.ev, "static", value.home)
             if deco.q == "classmethod" and isinstance(value, FuncV):
-                return FuncV(value.fn, value.closure, value.defaults, value.ev, "class")
+                return FuncV(value.fn, value.closure, value.defaults, value.ev, "class", value.home)
             if deco.q == "property" and isinstance(value, FuncV) and not value.kind:
                 return PropertyV(value)
             if deco.q == "functools.cached_property" and isinstance(value, FuncV) and not value.kind:
@@ -568,6 +568,7 @@ class Statements:
         if kind not in ("dataclass", "namedtuple"):
             fields = ()
         cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, fields or (), opaque)
+        cls_frame.owner = cls
         if kind == "dataclass" and not opaque:
             for stmt in node.body:
                 spec = field_spec(stmt.value) if isinstance(stmt, ast.AnnAssign) and \

@@ -94,14 +94,18 @@ class DictV:
 
 
 class FuncV:
-    __slots__ = ("fn", "closure", "defaults", "ev", "kind")
+    __slots__ = ("fn", "closure", "defaults", "ev", "kind", "home")
 
-    def __init__(self, fn: Function, closure, defaults: Dict[str, object], ev: "Evaluator", kind: str = ""):
+    def __init__(self, fn: Function, closure, defaults: Dict[str, object], ev: "Evaluator", kind: str = "",
+                 home=None):
         self.fn = fn
         self.closure = closure
         self.defaults = defaults
         self.ev = ev
         self.kind = kind  # "", "static", "class"
+        # the frame of the class body that defined it (its ``owner`` is the class
+        # ``super()`` starts from), or None
+        self.home = home
 
 
 class MacroV:
@@ -193,6 +197,17 @@ class ClassV:
                 return UNKNOWN
             cls = cls.bases[0] if cls.bases else None
         return MISSING
+
+
+class SuperV:
+    """``super()`` in a method of ``owner`` (or ``super(owner, obj)``): reads
+    an attribute from the classes after ``owner``, bound to ``obj``."""
+
+    __slots__ = ("owner", "obj")
+
+    def __init__(self, owner: ClassV, obj):
+        self.owner = owner
+        self.obj = obj
 
 
 class EnumMemberV:
