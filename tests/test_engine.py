@@ -1078,3 +1078,24 @@ def test_super_that_cannot_be_followed_leaves_the_instance_unknown():
     """
     assert final(body, "INIT") is UNKNOWN
     assert final(body, "LATE") in (False, UNKNOWN)
+
+
+def test_instances_with_their_own_equality_are_not_known_dict_keys():
+    body = """
+        class Same:
+            def __hash__(self):
+                return 1
+
+            def __eq__(self, other):
+                return True
+
+        class Plain:
+            pass
+
+        SAME = len({Same(): 1, Same(): 2})          # CPython: 1
+        PAIRS = len({(Same(), 1): 1, (Same(), 1): 2})  # CPython: 1
+        PLAIN = len({Plain(): 1, Plain(): 2})
+    """
+    assert final(body, "SAME") is UNKNOWN
+    assert final(body, "PAIRS") is UNKNOWN
+    assert final(body, "PLAIN") == 2

@@ -532,6 +532,12 @@ def hashable(value) -> bool:
     name imported from the project that nobody has followed yet)."""
     if type(value) is ImportV or type(value) is LazyCallV:
         return False
+    if type(value) is InstanceV:
+        # an instance is its own key unless its class says otherwise (`__eq__`, `__hash__`)
+        cls = value.cls
+        return not cls.opaque and all(cls.lookup(m) is MISSING for m in ("__eq__", "__hash__"))
+    if type(value) is tuple:
+        return all(hashable(v) for v in value)
     try:
         hash(value)
     except TypeError:
