@@ -1099,3 +1099,59 @@ def test_instances_with_their_own_equality_are_not_known_dict_keys():
     assert final(body, "SAME") is UNKNOWN
     assert final(body, "PAIRS") is UNKNOWN
     assert final(body, "PLAIN") == 2
+
+
+def test_lru_cache_returns_the_same_object_per_key():
+    body = """
+        import functools
+        import os
+
+        @functools.lru_cache(maxsize=None)
+        def base():
+            return {AUTO: True}
+
+        base()[AUTO] = False
+        SAME = base()[AUTO]                 # the cached dict, changed
+
+        @functools.cache
+        def by_flag(flag):
+            return {AUTO: flag}
+
+        by_flag(True)[AUTO] = False
+        HIT = by_flag(True)[AUTO]
+        BY_KEYWORD = by_flag(flag=True)[AUTO]   # another entry: computed afresh
+        ONE = by_flag(1)[AUTO]                  # a lone int is its own key, not (True,)
+
+        @functools.lru_cache(maxsize=1)
+        def small(x):
+            return {AUTO: x}
+
+        small(True)[AUTO] = False
+        small(False)                        # evicts the entry for True
+        EVICTED = small(True)[AUTO]
+
+        @functools.lru_cache(None)
+        def guessed(x):
+            return {AUTO: True}
+
+        guessed(1)[AUTO] = False
+        guessed(os.environ.get("X"))        # may hit it or not
+        AFTER_UNKNOWN = guessed(1)[AUTO]
+
+        base.cache_clear()
+        CLEARED = base()[AUTO]
+
+        class Holder:
+            @functools.lru_cache(maxsize=None)
+            def cfg(self):
+                return {AUTO: True}
+
+        h = Holder()
+        h.cfg()[AUTO] = False
+        METHOD = h.cfg()[AUTO]
+        OTHER_INSTANCE = Holder().cfg()[AUTO]
+    """
+    names = ("SAME", "HIT", "BY_KEYWORD", "ONE", "EVICTED", "AFTER_UNKNOWN", "CLEARED", "METHOD", "OTHER_INSTANCE")
+    got = {n: final(body, n) for n in names}
+    assert got == {"SAME": False, "HIT": False, "BY_KEYWORD": True, "ONE": 1, "EVICTED": True,
+                   "AFTER_UNKNOWN": UNKNOWN, "CLEARED": True, "METHOD": False, "OTHER_INSTANCE": True}

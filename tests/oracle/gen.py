@@ -398,6 +398,28 @@ def f_super(draw, i):
     return lines
 
 
+def f_cache(draw, i):
+    """A config helper behind `functools.lru_cache` / `functools.cache`: the
+    dict a call returns is the one a later call with the same arguments
+    returns (changed in between, maybe), a different spelling of the
+    arguments is another entry, a small maxsize evicts, `cache_clear`."""
+    d = draw(st.sampled_from(DICTS))
+    deco = draw(st.sampled_from(("@functools.cache", "@functools.lru_cache", "@functools.lru_cache(maxsize=None)",
+                                 "@functools.lru_cache(maxsize=1)", "@functools.lru_cache(2, typed=True)")))
+    k1, k2 = _key(draw), _key(draw)
+    first = draw(st.sampled_from(("True", "False", "1", "flag=True")))
+    later = draw(st.sampled_from(("True", "False", "1", "flag=True", "RUNTIME_TRUE")))
+    lines = [deco, "def _cfg_%d(flag):" % i, "    return {%s: flag}" % k1, "", "",
+             "_c%d = _cfg_%d(%s)" % (i, i, first),
+             "_c%d[%s] = %s" % (i, k2, _val(draw))]
+    if draw(st.booleans()):
+        lines.append("_cfg_%d(%s)" % (i, draw(st.sampled_from(("False", "0", "2", "flag=False")))))
+    if draw(st.booleans()):
+        lines.append("_cfg_%d.cache_clear()" % i)
+    lines.append("%s.update(_cfg_%d(%s))" % (d, i, later))
+    return lines
+
+
 def f_dataclass(draw, i):
     d = draw(st.sampled_from(DICTS))
     kind = draw(st.sampled_from(("dataclass", "frozen", "namedtuple")))
@@ -676,6 +698,7 @@ FORMS = {
     "keyerror": f_keyerror,
     "list_ops": f_list_ops,
     "super": f_super,
+    "cache": f_cache,
 }
 
 # The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and

@@ -15,7 +15,7 @@ from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
-    SuperV, hashable,
+    CachedV, EnumMemberV as _Member, SuperV, hashable,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
@@ -240,6 +240,8 @@ class Calls:
             if func.ev is not self:
                 return self.bridge(func.ev, lambda: func.ev.call_function(func, args, kwargs, node), node)
             return func.ev.call_function(func, args, kwargs, node)
+        if t is CachedV:
+            return self.call_cached(func, args, kwargs, node, frame)
         if isinstance(func, GenCtxV):
             return GenCtxCallV(func.func, args, kwargs, node)  # runs when a `with` enters it
         if isinstance(func, LambdaV):
@@ -282,6 +284,33 @@ class Calls:
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
         return UNKNOWN
+
+    def call_cached(self, cached, args: tuple, kwargs, node, frame: Frame):
+        """A call of an ``lru_cache``'d function: the object the first call
+        with these arguments returned, or the function's result, kept."""
+        key = _cache_key(args, kwargs, cached.typed)
+        if cached.spoiled or key is None:
+            if key is None and any(v is UNKNOWN for v in args + tuple(v[0] for v in kwargs.values())):
+                cached.spoiled = True  # which entry it hit, or whether it ran, is not told
+            for value in cached.memo.values():
+                if havoc(value):  # returned again, maybe, and changed by the caller
+                    self.effects += 1
+            if key is None and not cached.spoiled:
+                return UNKNOWN  # an unhashable argument: TypeError before anything runs
+            self.maybe_call(cached.func, node, frame) if type(cached.func) in (FuncV, LambdaV) else None
+            return UNKNOWN
+        if key in cached.memo:
+            cached.memo.move_to_end(key)
+            return cached.memo[key]
+        result = self.call_value(cached.func, args, kwargs, node, frame)
+        if self.token != cached.token:
+            cached.spoiled = True  # a call that may not have happened: whether the entry exists is not told
+            return result
+        if cached.maxsize != 0:
+            cached.memo[key] = result
+            if cached.maxsize is not None and len(cached.memo) > cached.maxsize:
+                cached.memo.popitem(last=False)
+        return result
 
     def super_(self, args: tuple, kwargs, frame: Frame):
         """``super()`` in a method (the class whose body defined it, and the
@@ -724,6 +753,11 @@ class Calls:
 
     def method(self, q: str, obj, args: tuple, kwargs, node):
         kind, name = q.split(".", 1)
+        if kind == "lru_cache" and type(obj) is CachedV:
+            if name == "cache_clear" and not args and not kwargs:
+                obj.memo.clear()
+                obj.spoiled = self.token != obj.token  # cleared in a branch that may not run: not told
+            return None
         if kind == "property":
             if name == "setter" and type(obj) is PropertyV and len(args) == 1 and not kwargs \
                     and type(args[0]) is FuncV and not args[0].kind:
@@ -857,3 +891,42 @@ def _bare_yield(stmt) -> bool:
 
 def _yields(stmts) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in stmts for n in ast.walk(s))
+
+
+_KEY_SCALARS = (int, float, str, bytes, bool, type(None))
+
+
+def _cache_key(args: tuple, kwargs, typed: bool):
+    """``functools._make_key`` for arguments the evaluator knows exactly (or
+    None): positionals, then keywords in the order given, then the types
+    when ``typed``; a lone int or str (exactly) is its own key, so ``f(1)``
+    and ``f(True)`` are two entries, as in CPython."""
+    key = tuple(args)
+    if kwargs:
+        if KW_UNKNOWN in kwargs:
+            return None
+        key += (_KW_MARK,)
+        for k, v in kwargs.items():
+            key += (k, v[0])
+    if not all(v is _KW_MARK or _keyable(v) for v in key):
+        return None
+    if typed:
+        key += tuple(type(v) for v in args)
+        if kwargs:
+            key += tuple(type(v[0]) for v in kwargs.values())
+    elif len(key) == 1 and type(key[0]) in (int, str):
+        return key[0]
+    return ("args",) + key  # never equal to a lone int or str
+
+
+_KW_MARK = object()
+
+
+def _keyable(value) -> bool:
+    if isinstance(value, _KEY_SCALARS):
+        return True
+    if type(value) is tuple:
+        return all(_keyable(v) for v in value)
+    if type(value) in (ClassV, FuncV, LibV, _Member, InstanceV):
+        return hashable(value)
+    return False

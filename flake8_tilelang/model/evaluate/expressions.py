@@ -13,7 +13,7 @@ from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, join_vars, mklist, plain, seq_known, spoil,
-    truth, havoc, SuperV,
+    truth, havoc, CachedV, SuperV,
 )
 
 BUILTINS = frozenset({
@@ -479,6 +479,8 @@ class Expressions:
                 if value.kind == "static":
                     return value
                 return BoundV(value, obj.cls if value.kind == "class" else obj)
+            if type(value) is CachedV:
+                return BoundV(value, obj)  # an `lru_cache`'d method: `self` is part of the key
             if value is MISSING or obj.opaque:
                 return UNKNOWN  # an attribute its constructor (or a base's) may have set
             return value
@@ -486,6 +488,8 @@ class Expressions:
             return obj.get(attr)
         if type(obj) is SuperV:
             return self.super_attr(obj, attr)
+        if type(obj) is CachedV:
+            return BoundV(LibV("lru_cache." + attr), obj) if attr == "cache_clear" else UNKNOWN
         if isinstance(obj, PassContextV) and attr in ("__enter__", "__exit__"):
             return BoundV(LibV("PassContext." + attr), obj)
         if type(obj) is PropertyV and attr == "setter":

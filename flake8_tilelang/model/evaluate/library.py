@@ -16,7 +16,8 @@ from .budget import MAX_LEN, MAX_UNROLL
 from .expressions import BUILTINS
 from .frames import Abrupt, Frame
 from .values import (
-    KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV, KernelV,
+    KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
+    KernelV, LambdaV,
     EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, seq_known, spoil,
 )
@@ -245,6 +246,26 @@ class Library:
                 f.vars[name] = UNKNOWN
 
     # -- library calls -------------------------------------------------------
+    def lru_cache(self, q: str, args: tuple, kwargs):
+        """``@functools.cache``, ``@lru_cache``, ``@lru_cache(maxsize=None)``,
+        ``@lru_cache(32, typed=True)``, ``lru_cache(maxsize=None)(f)``."""
+        options = {k: v[0] for k, v in kwargs.items()}
+        if KW_UNKNOWN in options or set(options) - {"maxsize", "typed"} or len(args) > 2:
+            return UNKNOWN
+        maxsize = 128 if q == "functools.lru_cache" else None
+        if args and not _callable(args[0]):
+            maxsize, args = args[0], args[1:]  # `lru_cache(64)`: the size, positionally
+            if len(args) == 1 and "typed" not in options:
+                options["typed"], args = args[0], ()
+        maxsize = options.get("maxsize", maxsize)
+        typed = options.get("typed", False)
+        if not (maxsize is None or type(maxsize) is int) or type(typed) is not bool:
+            return UNKNOWN
+        if args:
+            return CachedV(args[0], maxsize, typed, self.token) if len(args) == 1 and _callable(args[0]) \
+                else UNKNOWN
+        return PartialV(LibV("functools.lru_cache"), (), {"maxsize": (maxsize, None), "typed": (typed, None)})
+
     def library(self, q: str, args: tuple, kwargs, node, frame: Frame):
         if q in C.JIT_NAMES:
             unknown = KW_UNKNOWN in kwargs
@@ -279,6 +300,8 @@ class Library:
             self.lower(node, args[0] if args else kwargs.get("func", (UNKNOWN,))[0],
                        compile_target(kwargs, UNKNOWN if starred else args[1] if len(args) > 1 else None))
             return UNKNOWN
+        if q in ("functools.lru_cache", "functools.cache"):
+            return self.lru_cache(q, args, kwargs)
         if q == "functools.wraps" and len(args) == 1:
             return PassDecoV()  # copies the wrapped function's name and docstring, nothing else
         if q == "functools.partial" and args:
@@ -605,3 +628,7 @@ def int_fold(name: str, args: tuple):
 def decorates(node, fn: Function) -> bool:
     return any(dec is node for dec in fn.node.decorator_list)  # type: ignore[attr-defined]
 
+
+def _callable(value) -> bool:
+    """A function value of the user's that a cache decorator may wrap."""
+    return type(value) in (FuncV, BoundV, LambdaV, JitV, CachedV)

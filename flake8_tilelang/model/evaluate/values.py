@@ -5,6 +5,7 @@ join, export)."""
 from __future__ import annotations
 
 import ast
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from ..nodes import Function, Scope
@@ -197,6 +198,26 @@ class ClassV:
                 return UNKNOWN
             cls = cls.bases[0] if cls.bases else None
         return MISSING
+
+
+class CachedV:
+    """``functools.lru_cache`` / ``functools.cache`` on ``func``: a call with
+    the same arguments returns the very object the first one returned (a
+    dict changed after it is returned changed), the function body running
+    once per key. ``maxsize`` None is unbounded; past it the least recently
+    used key is dropped, as Python drops it. ``spoiled`` once a call could
+    not be told apart (an unknown argument, a call in a branch that may not
+    run): every later call is unknown."""
+
+    __slots__ = ("func", "maxsize", "typed", "memo", "token", "spoiled")
+
+    def __init__(self, func, maxsize, typed: bool, token: int):
+        self.func = func
+        self.maxsize = maxsize
+        self.typed = typed
+        self.memo: "OrderedDict[object, object]" = OrderedDict()
+        self.token = token
+        self.spoiled = False
 
 
 class SuperV:
