@@ -1155,3 +1155,104 @@ def test_lru_cache_returns_the_same_object_per_key():
     got = {n: final(body, n) for n in names}
     assert got == {"SAME": False, "HIT": False, "BY_KEYWORD": True, "ONE": 1, "EVICTED": True,
                    "AFTER_UNKNOWN": UNKNOWN, "CLEARED": True, "METHOD": False, "OTHER_INSTANCE": True}
+
+
+ALIAS_FORMS = {
+    # name: (how the dict is reached, CPython's value of DEV[AUTO] afterwards)
+    "preset_by_runtime_key": "PRESETS[os.environ.get('MODE', 'dev')]",
+    "get_with_runtime_key": "PRESETS.get(os.environ.get('MODE'), DEV)",
+    "max_with_key": "max(PRESETS.values(), key=len)",
+    "joined_by_runtime_branch": "DEV if os.environ.get('X') else EXP",
+    "slice_of_a_list": "[EXP, DEV][-1:][0]",
+    "shallow_copy_of_a_table": "copy.copy({'x': DEV})['x']",
+    "sorted_by_unknown_order": "sorted((DEV, EXP), key=id)[0]",
+    "next_of_an_iterator": "next(iter({'d': DEV}.values()))",
+    "getattr_default": "getattr(os, 'nothing', DEV)",
+    "environ_default": "os.environ.get('NOPE', [DEV])[0]",
+    "random_choice": "random.choice([DEV])",
+    "list_index_by_runtime_int": "[DEV, EXP][int(os.environ.get('I', '0'))]",
+}
+
+
+@pytest.mark.parametrize("form", sorted(ALIAS_FORMS))
+def test_a_dict_changed_through_a_value_not_known_is_unknown_afterwards(form):
+    # CPython changes DEV through the alias (or may): the engine must not keep AUTO True
+    body = """
+        import copy
+        import os
+        import random
+
+        DEV = {AUTO: True}
+        EXP = {AUTO: True}
+        PRESETS = {"dev": DEV, "exp": EXP}
+        OTHER = {AUTO: True}
+        alias = %s
+        alias[AUTO] = False
+        AFTER = DEV[AUTO]
+        UNTOUCHED = OTHER[AUTO]
+    """ % ALIAS_FORMS[form]
+    assert final(body, "AFTER") is not True
+    assert final(body, "UNTOUCHED") is True  # nothing reached it
+
+
+def test_joined_dicts_stay_linked_both_ways():
+    body = """
+        import os
+
+        DEV = {AUTO: True}
+        EXP = {AUTO: True}
+        cfg = DEV if os.environ.get("X") else EXP
+        SAME = cfg[AUTO]            # both agree: known
+        DEV[AUTO] = False           # cfg may be DEV
+        JOINED_AFTER = cfg[AUTO]
+        cfg["tl.ascend_memory_planning"] = True   # DEV or EXP gains it, maybe
+        EXP_PLAN = EXP.get("tl.ascend_memory_planning")
+    """
+    assert final(body, "SAME") is True
+    assert final(body, "JOINED_AFTER") is UNKNOWN
+    assert final(body, "EXP_PLAN") is UNKNOWN
+
+
+def test_a_handler_picked_by_a_runtime_key_may_run():
+    body = """
+        import os
+
+        CFG = {AUTO: True}
+
+        def manual():
+            CFG[AUTO] = False
+
+        def auto():
+            pass
+
+        HANDLERS = {"manual": manual, "auto": auto}
+        HANDLERS[os.environ.get("MODE")]()
+        AFTER = CFG[AUTO]
+    """
+    assert final(body, "AFTER") is UNKNOWN
+
+
+def test_an_unknown_callee_may_change_what_the_containers_it_is_given_hold():
+    body = """
+        import somewhere_unreadable
+
+        INNER = {AUTO: True}
+        somewhere_unreadable.prepare({"dev": INNER})
+        AFTER = INNER[AUTO]
+    """
+    assert final(body, "AFTER") is UNKNOWN
+
+
+def test_list_slices_keep_their_items():
+    body = """
+        DEV = {AUTO: True}
+        L = [1, DEV, 3]
+        S = L[1:]
+        S[0][AUTO] = False
+        AFTER = DEV[AUTO]
+        T = (1, 2, 3, 4)[::2]
+        LEN = len(L[:-1])
+    """
+    assert final(body, "AFTER") is False
+    assert final(body, "T") == (1, 3)
+    assert final(body, "LEN") == 2

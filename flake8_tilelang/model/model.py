@@ -499,6 +499,9 @@ def value_of(resolver: Resolver, expr: Optional[ast.expr], scope, closure=None) 
 
 
 def build_model(tree: ast.Module, filename: str) -> FileModel:
+    from .evaluate.values import JOINED
+
+    del JOINED[:]  # what the last file's joins made unknown
     builder = Builder(tree, filename).build()
     if not builder.imports_tilelang:
         return FileModel.empty(filename)

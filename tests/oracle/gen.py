@@ -420,6 +420,30 @@ def f_cache(draw, i):
     return lines
 
 
+def f_alias(draw, i):
+    """A dict reached through a value the engine cannot tell (a preset
+    picked by a runtime key, `max(..., key=...)`, one of two dicts joined
+    by a runtime branch, a slice, `copy.copy` of a table, a handler picked
+    by a runtime key) and changed through it: the dict the module compiles
+    with may be the one changed."""
+    d = draw(st.sampled_from(DICTS))
+    k, v = _key(draw), _val(draw)
+    pick = draw(st.sampled_from(("_t%d[RUNTIME_ONE]" % i, "_t%d.get(RUNTIME_ONE, %s)" % (i, d),
+                                 "max((%s, _t%d['1']), key=len)" % (d, i),
+                                 "(%s if RUNTIME_TRUE else _t%d['1'])" % (d, i),
+                                 "[%s, _t%d['1']][-1:][0]" % (d, i),
+                                 "copy.copy({'x': %s})['x']" % d)))
+    lines = ["_t%d = {'1': %s, '2': {%s: %s}}" % (i, d, _key(draw), _val(draw))]
+    if draw(st.booleans()):
+        lines += ["_p%d = %s" % (i, pick), "_p%d[%s] = %s" % (i, k, v)]
+    else:
+        lines += ["def _on_%d():" % i, "    %s[%s] = %s" % (d, k, v), "", "",
+                  "def _off_%d():" % i, "    pass", "", "",
+                  "_h%d = {'1': _on_%d, '2': _off_%d}" % (i, i, i),
+                  "_h%d[RUNTIME_ONE]()" % i]
+    return lines
+
+
 def f_dataclass(draw, i):
     d = draw(st.sampled_from(DICTS))
     kind = draw(st.sampled_from(("dataclass", "frozen", "namedtuple")))
@@ -699,6 +723,7 @@ FORMS = {
     "list_ops": f_list_ops,
     "super": f_super,
     "cache": f_cache,
+    "alias": f_alias,
 }
 
 # The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and

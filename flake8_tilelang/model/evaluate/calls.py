@@ -15,7 +15,7 @@ from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
-    CachedV, EnumMemberV as _Member, SuperV, hashable,
+    JOINED, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
@@ -111,6 +111,34 @@ def keeps_arguments(q: str) -> bool:
 _KEPT: Dict[str, bool] = {}
 
 
+# Library calls whose result is never one of their arguments or anything those
+# hold: new numbers, strings, tensors, kernels (`tilelang.compile(main,
+# pass_configs=CFG)` does not hand CFG back).
+_FRESH_ROOTS = frozenset({
+    "tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "json", "logging", "pprint", "hashlib", "re",
+    "time", "datetime", "textwrap", "string", "struct", "platform", "subprocess", "pathlib", "tempfile",
+    "warnings", "argparse", "inspect", "traceback", "shutil", "triton", "einops", "pandas", "scipy",
+    "statistics", "fractions", "decimal", "numbers", "csv", "matplotlib", "pytest", "random",
+})
+_FRESH_CALLS = frozenset({
+    "print", "len", "str", "repr", "format", "hash", "id", "isinstance", "issubclass", "callable", "bool", "int",
+    "float", "abs", "round", "divmod", "pow", "any", "all", "input", "open", "hasattr", "range", "setattr",
+    "delattr", "random.shuffle",
+})
+# methods of a dict or list whose result is never one of its items
+_FRESH_METHODS = frozenset({"index", "count", "keys", "__len__", "__contains__", "__repr__", "__str__", "__eq__",
+                            "__ne__", "__hash__", "__sizeof__", "__format__", "clear", "reverse", "sort",
+                            "append", "extend", "insert", "remove", "update", "__setitem__", "__delitem__"})
+
+
+def fresh_result(q: str) -> bool:
+    if q in _FRESH_CALLS:
+        return True
+    if q in ("random.choice", "random.choices", "random.sample"):
+        return False  # one of the items given
+    return q.split(".", 1)[0] in _FRESH_ROOTS or q.startswith("os.path.")
+
+
 def pure_library(q: str) -> bool:
     if q in OUTPUT_ONLY or q.split(".", 1)[0] in FOREIGN_ROOTS:
         return True
@@ -176,15 +204,30 @@ class Calls:
                     self.run_deferred(v[0])
         if func is UNKNOWN:
             # something not known is called: it may change the dicts, lists and objects
-            # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`)
-            for value in args:
-                tv = type(value)
-                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV or tv is LazyCallV:
-                    self.spoil_given("", args, kwargs)
-                    break
-            else:
-                if kwargs:
-                    self.spoil_given("", args, kwargs)
+            # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`), what
+            # they hold, and anything an unknown value it is given may be; what it returns
+            # may be any of them; and it may be a function of this module that a value not
+            # known stands for (`HANDLERS[mode]()`)
+            if args or kwargs:
+                given = args + tuple(v[0] for v in kwargs.values())
+                for value in given:
+                    tv = type(value)
+                    if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV \
+                            or tv is LazyCallV or (tv is tuple and _holds_containers(value)):
+                        self.spoil_given("", args, kwargs)
+                        self.escape(given)
+                        break
+                if (self.escaped or JOINED) and (KW_UNKNOWN in kwargs
+                                                 or any(v is UNKNOWN or v is STAR_UNKNOWN for v in given)):
+                    self.touch_unknown()
+            joined = [f for f in JOINED if type(f) is FuncV or type(f) is LambdaV
+                      or (type(f) is BoundV and type(f.func) is FuncV)]
+            for target in list(self.escaped_calls) + joined[:16]:
+                runs = self.escaped_runs.get(id(target), 0)
+                if runs < 4:  # bounded; and never while it runs (`HANDLERS[mode]()` inside a handler)
+                    self.escaped_runs[id(target)] = 8
+                    self.maybe_call(target, node, frame)
+                    self.escaped_runs[id(target)] = runs + 1
             return UNKNOWN
         # What a call may change beyond the frames it creates (see unknown_loop):
         # a library call that is not pure, a method of a dict or list that is not
@@ -230,11 +273,20 @@ class Calls:
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
-            for value in args if not kwargs else args + tuple(v[0] for v in kwargs.values()):
-                tv = type(value)
-                if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV or tv is LazyCallV:
-                    self.spoil_given(func.q, args, kwargs)
-                    break
+            given = args if not kwargs else args + tuple(v[0] for v in kwargs.values())
+            if given:
+                for value in given:
+                    tv = type(value)
+                    if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV \
+                            or tv is LazyCallV or (tv is tuple and _holds_containers(value)):
+                        self.spoil_given(func.q, args, kwargs)
+                        if result is UNKNOWN and not fresh_result(func.q):
+                            # `max(configs, key=len)`, `copy.copy(PRESETS)`, `os.environ.get(k, DEFAULT)`:
+                            # what it returns may be (or hold) what it was given
+                            self.escape(given)
+                        break
+                if (self.escaped or JOINED) and any(v is UNKNOWN for v in given) and not keeps_arguments(func.q):
+                    self.touch_unknown()  # `random.shuffle(PRESETS[mode])`
             return result
         if t is FuncV:
             if func.ev is not self:
@@ -248,7 +300,14 @@ class Calls:
             return self.call_lambda(func, args, kwargs)
         if isinstance(func, BoundV):
             if isinstance(func.func, LibV):
-                return self.method(func.func.q, func.obj, args, kwargs, node)
+                result = self.method(func.func.q, func.obj, args, kwargs, node)
+                obj = func.obj
+                if result is UNKNOWN and (type(obj) is DictV or type(obj) is ListV) \
+                        and func.func.q.split(".", 1)[-1] not in _FRESH_METHODS:
+                    # `PRESETS.get(mode)`, `configs.pop(i)`: one of what it holds, maybe
+                    contents = tuple(e[0] for e in obj.entries.values()) if type(obj) is DictV else tuple(obj)
+                    self.escape(contents + args + tuple(v[0] for v in kwargs.values()))
+                return result
             return self.call_value(func.func, (func.obj,) + args, kwargs, node, frame)
         if isinstance(func, PartialV):
             merged = dict(func.kwargs) if func.home in (None, self) else placed(func.kwargs, node)
@@ -366,8 +425,8 @@ class Calls:
                 value = self.deref(value)  # `prepare(configs.CFG)`: the dict it names
             if type(value) is BoundV and type(value.func) is LibV:
                 value = value.obj
-            if type(value) in _CONTAINERS and havoc(value):
-                self.effects += 1
+            if (type(value) in _CONTAINERS or type(value) is tuple) and havoc_deep(value):
+                self.effects += 1  # and what it holds: `prepare(PRESETS)` may change PRESETS["dev"]
 
     def harmless_call(self, q: str, args: tuple, kwargs) -> bool:
         """Whether calling ``q``, a name imported from another module, can
@@ -581,6 +640,7 @@ class Calls:
             return inst
         if init is not MISSING or args or kwargs:
             inst.opaque = True  # a constructor the evaluator does not run
+            self.escape(args + tuple(v[0] for v in kwargs.values()))  # it may keep them: `Holder(CFG).cfg`
         return inst
 
     def bind_fields(self, cls: ClassV, inst, args: tuple, kwargs: Dict[str, tuple]) -> None:
@@ -891,6 +951,14 @@ def _bare_yield(stmt) -> bool:
 
 def _yields(stmts) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in stmts for n in ast.walk(s))
+
+
+def _holds_containers(value: tuple) -> bool:
+    for v in value:
+        tv = type(v)
+        if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or (tv is tuple and _holds_containers(v)):
+            return True
+    return False
 
 
 _KEY_SCALARS = (int, float, str, bytes, bool, type(None))

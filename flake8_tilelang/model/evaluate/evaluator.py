@@ -12,7 +12,10 @@ from .budget import MAX_STEPS, STEPS_PER_LINE, Budget
 from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
-from .values import DictV, FuncV, ImportV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, join_vars
+from .values import (
+    JOINED, BoundV, DictV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc, havoc_deep, join_vars,
+    reachable,
+)
 from .answers import Answers
 from .calls import Calls
 from .expressions import Expressions
@@ -79,6 +82,16 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # bumped by everything that may change state beyond the running frame's
         # names (a call, a store into a container, a global): see unknown_loop
         self.effects = 0
+        # containers an unknown value may be (or hold): what `PRESETS[mode]`
+        # with an unknown mode, `max(configs, key=...)` or an unknown call given
+        # them returned; a change made through an unknown value may be a change
+        # to any of them (see touch_unknown)
+        self.escaped: list = []
+        self.escaped_ids: set = set()
+        # functions of the user's an unknown value may be (`HANDLERS[mode]`): a call
+        # of an unknown value may run them
+        self.escaped_calls: list = []
+        self.escaped_runs: Dict[int, int] = {}  # id(function) -> times run for an unknown call (bounded)
 
     # -- driver ------------------------------------------------------------
     def run(self) -> "Evaluator":
@@ -217,6 +230,41 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                 return UNKNOWN
         return value
 
+    def escape(self, values, calls: bool = False) -> None:
+        """An unknown value may be any container reachable from ``values``
+        (with ``calls``: or one of the functions among them, `HANDLERS[mode]`)."""
+        for v in values:
+            if type(v) not in _PLAIN_TYPES:
+                break
+        else:
+            return  # numbers and strings (a shape, a key): nothing to hold
+        for c in reachable(values):
+            if id(c) not in self.escaped_ids:
+                self.escaped_ids.add(id(c))
+                self.escaped.append(c)
+        for v in values if calls else ():
+            for f in (v if type(v) is tuple else (v,)):
+                tf = type(f)
+                if (tf is FuncV or tf is LambdaV or (tf is BoundV and type(f.func) is FuncV)) \
+                        and id(f) not in self.escaped_ids and len(self.escaped_calls) < 16:
+                    self.escaped_ids.add(id(f))
+                    self.escaped_calls.append(f)
+
+    def touch_unknown(self) -> None:
+        """Something was changed through a value the evaluator does not know:
+        it may be any container an unknown value may be."""
+        if (self.escaped or JOINED) and havoc_deep(*self.escaped, *JOINED):
+            self.effects += 1  # what they hold now too (stored after they escaped)
+
+    def changed_unknown(self, obj) -> None:
+        """``obj[k] = v``, ``del obj[k]``, ``obj.x = v`` on a value that is not
+        a container the evaluator models: an instance whose own __setitem__
+        does it (not run), or a value not known."""
+        if type(obj) is InstanceV:
+            if havoc_deep(obj):
+                self.effects += 1
+        self.touch_unknown()
+
     def precise(self, obj) -> bool:
         return getattr(obj, "token", 0) == self.token
 
@@ -325,6 +373,9 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
 
 _FREEZE_ITEMS = 4096  # containers copied for one kernel's snapshot, at most
 _MUTABLE = (DictV, ListV, InstanceV, tuple)
+
+
+_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), bytes})
 
 
 def freeze_frame(frame: Frame, names) -> Frame:

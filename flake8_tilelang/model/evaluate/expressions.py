@@ -16,6 +16,10 @@ from .values import (
     truth, havoc, CachedV, SuperV,
 )
 
+_MUTATING_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
+                               "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__",
+                               "__ior__", "__dict__"})
+
 BUILTINS = frozenset({
     "dict", "getattr", "hasattr", "len", "range", "tuple", "list", "bool", "int", "str", "float",
     "print", "isinstance", "sorted", "enumerate", "zip", "min", "max", "abs", "set", "frozenset",
@@ -95,6 +99,9 @@ class Expressions:
         if node is None:
             return None
         if t is _Slice:
+            bounds = [None if e is None else self.deref(self.expr(e, frame)) for e in (node.lower, node.upper, node.step)]
+            if all(b is None or type(b) is int for b in bounds):
+                return slice(*bounds)
             return UNKNOWN
         if t is ast.Dict:
             return self.dict_display(node, frame)
@@ -318,6 +325,7 @@ class Expressions:
             return self.getattr_(obj, key)  # PassConfigKey["TL_ASCEND_AUTO_SYNC"]
         if isinstance(obj, DictV):
             if not hashable(key) or key is UNKNOWN:
+                self.escape(tuple(e[0] for e in obj.entries.values()), calls=True)  # `PRESETS[mode]`: any
                 return UNKNOWN
             entry = obj.entries.get(key)
             if entry is None and obj.complete:
@@ -331,8 +339,12 @@ class Expressions:
                     return obj[key]
                 except IndexError:
                     raise Abrupt("raise") from None
-            if isinstance(key, slice):
-                return UNKNOWN
+            if type(key) is slice and all(b is None or type(b) is int for b in (key.start, key.stop, key.step)) \
+                    and key.step != 0:
+                part = obj[key]  # the same items: a slice copies the list, not what it holds
+                return mklist(part, self.token) if isinstance(obj, list) else part
+        if isinstance(obj, (tuple, list)):
+            self.escape(tuple(obj), calls=True)  # an item not told which: any of them
         return UNKNOWN
 
     def binop(self, op, a, b):
@@ -416,6 +428,8 @@ class Expressions:
     # -- attributes ----------------------------------------------------------
     def getattr_(self, obj, attr: str):
         if obj is UNKNOWN:  # no test below holds for it
+            if attr in _MUTATING_METHODS:
+                self.touch_unknown()  # `PRESETS[mode].update(...)`: a change through a value not known
             return UNKNOWN
         if isinstance(obj, LibV):
             if obj.q in C.PASS_CONFIG_KEY_CLASSES:

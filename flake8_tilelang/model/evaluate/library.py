@@ -354,6 +354,8 @@ class Library:
             value = self.getattr_(args[0], args[1])
             if isinstance(value, BadKey) and len(args) > 2:
                 return args[2]
+            if len(args) > 2 and (value is UNKNOWN or type(value) is LibV):
+                self.escape((args[2],))  # the attribute may be missing: the default, maybe
             return value
         if q == "hasattr" and len(args) == 2 and isinstance(args[1], str):
             obj = args[0]

@@ -12,7 +12,7 @@ from .values import (
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
-    hashable, havoc, join, join_vars, mklist, seq_known, truth,
+    hashable, havoc, join, join_vars, mklist, seq_known, taint_links, truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -735,6 +735,8 @@ class Statements:
         elif isinstance(obj, Module) and obj.ev.module_frame is not None:
             module_vars = obj.ev.module_frame.vars
             module_vars[name] = value if self.token == 0 else join(module_vars.get(name, UNKNOWN), value)
+        elif not isinstance(obj, (Module, str, int, float, tuple)):
+            self.changed_unknown(obj)  # `holder.cfg = ...` on a value not known
 
     def assign_name(self, name: str, value, frame: Frame) -> None:
         if frame.nonlocals and name in frame.nonlocals:
@@ -771,6 +773,10 @@ class Statements:
             return
         if isinstance(obj, (DictV, list)):
             self.effects += 1
+            taint_links(obj, key)
+        else:
+            self.changed_unknown(obj)  # `PRESETS[mode][K] = v`: through a value not known
+            return
         if isinstance(obj, DictV):
             if key is UNKNOWN or not hashable(key):
                 # any key may be the one written: a value that may differ from it is unknown
@@ -778,6 +784,7 @@ class Statements:
                 for k, e in list(obj.entries.items()):
                     if e[0] is not value:
                         obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
+                self.escape((value,))  # read back later through a key not known
                 return
             if self.precise(obj):
                 obj.entries[key] = (value, key_node, value_node, self.filename)
@@ -810,14 +817,17 @@ class Statements:
             return
         if isinstance(obj, list):
             self.effects += 1
+            taint_links(obj, key)
             if type(key) is int and self.precise(obj) and seq_known(obj) and -len(obj) <= key < len(obj):
                 del obj[key]
             else:
                 havoc(obj)  # a slice, an unknown index, or a deletion that may not happen
             return
         if not isinstance(obj, DictV):
+            self.changed_unknown(obj)
             return
         self.effects += 1
+        taint_links(obj, key)
         if key is UNKNOWN or not hashable(key):
             obj.complete = False
             for k, e in list(obj.entries.items()):
@@ -850,6 +860,7 @@ class Statements:
 
     def update(self, obj: DictV, other, node) -> None:
         self.effects += 1
+        taint_links(obj)
         other = self.deref(other)
         if isinstance(other, DictV):
             for key, entry in other.entries.items():

@@ -83,12 +83,16 @@ class DictV:
     """A dict: key -> (value, key node, value node, filename). ``complete``
     False when some keys are unknown. ``token`` is the branch it was made in."""
 
-    __slots__ = ("entries", "complete", "token")
+    __slots__ = ("entries", "complete", "token", "links")
 
     def __init__(self, token: int, entries=None, complete: bool = True):
         self.entries: Dict[object, tuple] = entries if entries is not None else {}
         self.complete = complete
         self.token = token
+        # the containers a join made this one from, and the joins made from it:
+        # `cfg = DEV if x else EXP` is one of the two, so a change to any of
+        # them may be a change to the others (see taint_links)
+        self.links: Optional[list] = None
 
     def copy(self, token: int) -> "DictV":
         return DictV(token, dict(self.entries), self.complete)
@@ -474,16 +478,19 @@ def join(a, b):
                 value = present[0] if other.complete and present[0] in (False, 0) \
                     and type(present[0]) in (bool, int) else UNKNOWN
             entries[key] = (value,) + tuple(src[1:])
-        return DictV(min(a.token, b.token), entries, a.complete and b.complete)
+        return _linked(DictV(min(a.token, b.token), entries, a.complete and b.complete), a, b)
     if seq_known(a) and seq_known(b) and type(a) is type(b) and len(a) == len(b):
         items = [join(x, y) for x, y in zip(a, b)]
-        return tuple(items) if isinstance(a, tuple) else mklist(items, min(a.token, b.token))
+        return tuple(items) if isinstance(a, tuple) else _linked(mklist(items, min(a.token, b.token)), a, b)
     ka, kb = kernels_of(a), kernels_of(b)
     if ka is not None and kb is not None:
         items = tuple(dict.fromkeys(ka + kb))
         return KernelsV(items)
     if isinstance(a, LibV) and a == b:
         return a
+    for side in (a, b):
+        if type(side) in (DictV, ListV, InstanceV, tuple, FuncV, LambdaV, BoundV) and len(JOINED) < 4096:
+            JOINED.append(side)  # it may be what the unknown value holds (or calls)
     return UNKNOWN
 
 
@@ -506,12 +513,13 @@ class ListV(list):
     """A list; ``spoiled`` once something unknown may have changed it (its
     items and length are then unknown)."""
 
-    __slots__ = ("token", "spoiled")
+    __slots__ = ("token", "spoiled", "links")
 
     def __init__(self, items=(), token: int = 0):
         super().__init__(items)
         self.token = token
         self.spoiled = False
+        self.links: Optional[list] = None  # as DictV.links
 
 
 def seq_known(value) -> bool:
@@ -531,6 +539,7 @@ def havoc(value) -> bool:
         if value.spoiled:
             return False
         value.spoiled = True
+        taint_links(value)
         return True
     if isinstance(value, InstanceV):
         if value.opaque and all(v is UNKNOWN for v in value.attrs.values()):
@@ -542,10 +551,108 @@ def havoc(value) -> bool:
     return False
 
 
-def spoil(d: DictV) -> None:
+def _linked(joined, a, b):
+    for side in (a, b):
+        if type(side) is DictV or type(side) is ListV:
+            if side.links is None:
+                side.links = []
+            side.links.append(joined)
+            if joined.links is None:
+                joined.links = []
+            joined.links.append(side)
+    return joined
+
+
+def taint_links(obj, key=MISSING) -> None:
+    """``obj`` changed (at ``key``, or anywhere): every container joined with
+    it, directly or through other joins, may be the same object, so the
+    change may have happened there too."""
+    if getattr(obj, "links", None) is None:
+        return
+    seen = {id(obj)}
+    stack = list(obj.links)
+    while stack:
+        other = stack.pop()
+        if id(other) in seen:
+            continue
+        seen.add(id(other))
+        if other.links:
+            stack.extend(other.links)
+        if type(other) is ListV:
+            other.spoiled = True
+        elif key is not MISSING and key is not UNKNOWN and hashable(key):
+            entry = other.entries.get(key)
+            if entry is not None:
+                other.entries[key] = (UNKNOWN,) + tuple(entry[1:])
+            elif other.complete:
+                other.complete = False  # the key may be there now, with any value
+        else:
+            _spoil_only(other)
+
+
+def _spoil_only(d: DictV) -> None:
     d.complete = False
     for k, e in list(d.entries.items()):
         d.entries[k] = (UNKNOWN,) + tuple(e[1:])
+
+
+def reachable(values, limit: int = 4096) -> list:
+    """The dicts, lists and instances reachable from ``values`` (through
+    entries, items, attributes, tuples, bound methods, partials), each once:
+    what an actor holding any of them could change."""
+    out: list = []
+    seen: set = set()
+    stack = list(values)
+    while stack and len(out) < limit:
+        v = stack.pop()
+        t = type(v)
+        if t is DictV or t is ListV or t is InstanceV or t is tuple or t is ClassV:
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if t is DictV:
+                out.append(v)
+                stack.extend(e[0] for e in v.entries.values())
+                stack.extend(k for k in v.entries if type(k) is InstanceV)
+            elif t is ListV:
+                out.append(v)
+                stack.extend(v)
+            elif t is InstanceV:
+                out.append(v)
+                stack.extend(v.attrs.values())
+            elif t is ClassV:
+                stack.extend(v.attrs.values())  # its class-level dicts and lists
+            else:
+                stack.extend(v)
+        elif t is BoundV or t is SuperV:
+            stack.append(v.obj)
+        elif t is PartialV:
+            stack.extend(v.args)
+            stack.extend(x[0] for x in v.kwargs.values())
+        elif t is CachedV:
+            stack.extend(v.memo.values())
+    return out
+
+
+def havoc_deep(*values) -> bool:
+    """``havoc`` everything reachable from ``values``: an actor not modelled
+    that is given a dict of dicts may change the inner ones too."""
+    changed = False
+    for c in reachable(values):
+        changed = havoc(c) or changed
+    return changed
+
+
+# Containers that a join of two different ones made unknown (`c = DEV if x
+# else EXP` where the two cannot be merged): the unknown value may be either,
+# so a change made through an unknown value reaches them (see
+# Evaluator.touch_unknown). Emptied when a model is built.
+JOINED: list = []
+
+
+def spoil(d: DictV) -> None:
+    _spoil_only(d)
+    taint_links(d)
 
 
 def hashable(value) -> bool:
