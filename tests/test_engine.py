@@ -1256,3 +1256,27 @@ def test_list_slices_keep_their_items():
     assert final(body, "AFTER") is False
     assert final(body, "T") == (1, 3)
     assert final(body, "LEN") == 2
+
+
+def test_a_dict_stored_into_a_value_not_known_may_be_changed_through_it():
+    body = """
+        import somelib
+
+        DEV = {AUTO: True}
+        holder = somelib.Holder()
+        holder.cfg = DEV
+        holder.cfg[AUTO] = False
+        ATTR = DEV[AUTO]
+
+        DEV2 = {AUTO: True}
+        registry = somelib.registry()
+        registry["dev"] = DEV2
+        registry["dev"][AUTO] = False
+        ITEM = DEV2[AUTO]
+
+        OTHER = {AUTO: True}
+        KEPT = OTHER[AUTO]
+    """
+    assert final(body, "ATTR") is UNKNOWN
+    assert final(body, "ITEM") is UNKNOWN
+    assert final(body, "KEPT") is True

@@ -737,6 +737,7 @@ class Statements:
             module_vars[name] = value if self.token == 0 else join(module_vars.get(name, UNKNOWN), value)
         elif not isinstance(obj, (Module, str, int, float, tuple)):
             self.changed_unknown(obj)  # `holder.cfg = ...` on a value not known
+            self.escape((value,))
 
     def assign_name(self, name: str, value, frame: Frame) -> None:
         if frame.nonlocals and name in frame.nonlocals:
@@ -776,6 +777,7 @@ class Statements:
             taint_links(obj, key)
         else:
             self.changed_unknown(obj)  # `PRESETS[mode][K] = v`: through a value not known
+            self.escape((value,))  # kept there, and read back through values not known
             return
         if isinstance(obj, DictV):
             if key is UNKNOWN or not hashable(key):
