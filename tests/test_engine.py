@@ -1280,3 +1280,20 @@ def test_a_dict_stored_into_a_value_not_known_may_be_changed_through_it():
     assert final(body, "ATTR") is UNKNOWN
     assert final(body, "ITEM") is UNKNOWN
     assert final(body, "KEPT") is True
+
+
+def test_string_methods_on_known_strings():
+    body = """
+        A = "tl.ascend_{}".format("auto_sync")
+        B = ".".join(["tl", "ascend_auto_sync"])
+        C = "tl.ascend_auto_cv_sync".replace("cv_sync", "sync")
+        D = "tl.ascend_auto_sync".split(".")[1]
+        E = "tl.ascend_{n}".format(n="auto_sync")
+        WIDE = "{:>100000}".format("x")     # a format spec: not computed
+        HUGE = "ab".replace("a", "x" * 5000)
+    """
+    got = {n: final(body, n) for n in "ABCDE"}
+    assert got == {"A": "tl.ascend_auto_sync", "B": "tl.ascend_auto_sync", "C": "tl.ascend_auto_sync",
+                   "D": "ascend_auto_sync", "E": "tl.ascend_auto_sync"}
+    assert final(body, "WIDE") is UNKNOWN
+    assert final(body, "HUGE") is UNKNOWN

@@ -99,6 +99,15 @@ def _key(draw, name=None):
         return "K_SYNC"
     if form == 6 and name == "TL_ASCEND_AUTO_CV_COMBINE":
         return "K_CV"
+    if form == 7:  # a raw key put together with str methods
+        raw = RAW[name]
+        return draw(st.sampled_from((
+            '"tl.{}".format("%s")' % raw[3:],
+            '".".join(("tl", "%s"))' % raw[3:],
+            '"%s|x".split("|")[0]' % raw,
+            '"%s@".replace("@", "")' % raw,
+            '"  %s ".strip()' % raw,
+        )))
     return "PassConfigKey.%s" % name
 
 

@@ -938,11 +938,51 @@ class Calls:
             havoc(obj)  # anything may have happened to it
             return UNKNOWN
         if kind == "str" and isinstance(obj, str):
-            if name in ("upper", "lower", "strip") and not args:
-                return getattr(obj, name)()
-            if name == "startswith" and len(args) == 1 and isinstance(args[0], str):
-                return obj.startswith(args[0])
+            return _str_method(obj, name, args, kwargs)
         return UNKNOWN
+
+
+# str methods run as Python runs them on known strings (results bounded in size)
+_STR_PLAIN = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold",
+                        "startswith", "endswith", "replace", "removeprefix", "removesuffix", "split", "rsplit",
+                        "partition", "rpartition", "isidentifier", "isdigit", "isalpha", "isalnum", "islower",
+                        "isupper", "find", "rfind", "count"})
+_MAX_STR = 4096
+
+
+def _str_method(obj: str, name: str, args: tuple, kwargs):
+    """A method of a known string: the same result when every argument is a
+    known str, int or None (and ``join`` / ``format`` of known parts)."""
+    if kwargs and name != "format":
+        return UNKNOWN
+    if name == "join" and len(args) == 1 and type(args[0]) in (tuple, list, ListV) and seq_known(args[0]) \
+            and all(type(p) is str for p in args[0]):
+        parts = args[0]
+        if sum(len(p) for p in parts) + len(obj) * len(parts) <= _MAX_STR:
+            return obj.join(parts)
+        return UNKNOWN
+    if name == "format":
+        values = list(args) + [v[0] for v in kwargs.values()]
+        if KW_UNKNOWN in kwargs or ":" in obj or "!" in obj \
+                or not all(type(v) in (str, int, bool) or v is None for v in values):
+            return UNKNOWN  # a format spec (`{:>100000}`) or a value whose str() is not modelled
+        try:
+            text = obj.format(*args, **{k: v[0] for k, v in kwargs.items()})
+        except (IndexError, KeyError, ValueError, AttributeError):
+            return UNKNOWN
+        return text if len(text) <= _MAX_STR else UNKNOWN
+    if name in _STR_PLAIN and all(type(a) in (str, int) or a is None for a in args):
+        if name == "replace" and len(args) >= 2 and isinstance(args[1], str) \
+                and len(obj) * max(1, len(args[1])) > _MAX_STR:
+            return UNKNOWN
+        try:
+            result = getattr(obj, name)(*args)
+        except (TypeError, ValueError):
+            return UNKNOWN
+        if isinstance(result, list):
+            return ListV(result)
+        return result
+    return UNKNOWN
 
 
 def _bare_yield(stmt) -> bool:
