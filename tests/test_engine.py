@@ -1297,3 +1297,44 @@ def test_string_methods_on_known_strings():
                    "D": "ascend_auto_sync", "E": "tl.ascend_auto_sync"}
     assert final(body, "WIDE") is UNKNOWN
     assert final(body, "HUGE") is UNKNOWN
+
+
+def test_a_function_kept_by_a_library_may_run_at_a_later_unknown_call():
+    body = """
+        import argparse
+
+        CFG = {AUTO: True}
+
+        def run_manual(args):
+            CFG[AUTO] = False
+
+        def run_auto(args):
+            pass
+
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        sub.add_parser("manual").set_defaults(func=run_manual)
+        sub.add_parser("auto").set_defaults(func=run_auto)
+        args = parser.parse_args()
+        args.func(args)
+        AFTER = CFG[AUTO]
+    """
+    assert final(body, "AFTER") is UNKNOWN
+
+
+def test_a_thread_target_runs_with_its_arguments():
+    body = """
+        import threading
+
+        SEEN = {}
+
+        def worker(n, flag=False):
+            SEEN[n] = flag
+
+        t = threading.Thread(target=worker, args=(1,), kwargs={"flag": True})
+        t.start()
+        ONE = SEEN.get(1)        # in a branch of its own: it may not have run yet
+        OTHER = SEEN.get(2)      # never written: None either way
+    """
+    assert final(body, "ONE") is UNKNOWN
+    assert final(body, "OTHER") is None

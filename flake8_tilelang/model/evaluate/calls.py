@@ -131,6 +131,25 @@ _FRESH_METHODS = frozenset({"index", "count", "keys", "__len__", "__contains__",
                             "append", "extend", "insert", "remove", "update", "__setitem__", "__delitem__"})
 
 
+# Library calls that never keep a function they are given for a later call:
+# decorators the evaluator models, the test runner's markers (it calls the
+# tests; the sweep runs what nothing calls), builtins that only look at it.
+_NO_CALLABLE_ROOTS = frozenset({"tilelang", "tvm", "pytest", "functools", "typing", "dataclasses", "contextlib",
+                                "inspect", "logging", "torch", "numpy", "np", "unittest", "abc", "enum"})
+_NO_CALLABLE_CALLS = frozenset({"print", "isinstance", "callable", "id", "hash", "repr", "str", "getattr", "setattr",
+                                "hasattr", "staticmethod", "classmethod", "property", "type", "len", "iter", "next",
+                                "list", "tuple", "dict", "set", "frozenset", "sorted", "min", "max", "map", "filter",
+                                "zip", "enumerate", "any", "all", "sum", "vars", "super"})
+
+
+# library calls that run ``target=`` with ``args=`` / ``kwargs=`` (later, once)
+_RUNS_TARGET = frozenset({"threading.Thread", "multiprocessing.Process", "multiprocessing.context.Process"})
+
+
+def _keeps_no_callable(q: str) -> bool:
+    return q in _NO_CALLABLE_CALLS or q.split(".", 1)[0] in _NO_CALLABLE_ROOTS or q in _CALLS_BACK
+
+
 def fresh_result(q: str) -> bool:
     if q in _FRESH_CALLS:
         return True
@@ -217,6 +236,12 @@ class Calls:
                         self.spoil_given("", args, kwargs)
                         self.escape(given)
                         break
+                for value in given:
+                    tv = type(value)
+                    if tv is FuncV or tv is LambdaV or (tv is BoundV and type(value.func) is FuncV):
+                        # kept, maybe, and called later (`sub.set_defaults(func=run_manual)`,
+                        # then `args.func(args)`)
+                        self.escape((value,), calls=True)
                 if (self.escaped or JOINED) and (KW_UNKNOWN in kwargs
                                                  or any(v is UNKNOWN or v is STAR_UNKNOWN for v in given)):
                     self.touch_unknown()
@@ -274,6 +299,18 @@ class Calls:
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
             given = args if not kwargs else args + tuple(v[0] for v in kwargs.values())
+            if func.q in _RUNS_TARGET and not args and "target" in kwargs and KW_UNKNOWN not in kwargs:
+                # `threading.Thread(target=main, kwargs=case).start()`: main runs with those
+                # arguments (in a branch of its own: whether and when is not told)
+                self.run_target(kwargs, node, frame)
+            elif given and not _keeps_no_callable(func.q):
+                # `sub.set_defaults(func=run_manual)`, `register(handler)`: the library may
+                # keep the function and call it later, from a call of a value not known
+                # (`args.func(args)`)
+                for value in given:
+                    tv = type(value)
+                    if tv is FuncV or tv is LambdaV or (tv is BoundV and type(value.func) is FuncV):
+                        self.escape((value,), calls=True)
             if given:
                 for value in given:
                     tv = type(value)
@@ -411,6 +448,24 @@ class Calls:
                     target = func.func if type(func) is BoundV else func
                     run = lambda: target.ev.call_function(target, (), {}, node, unknown_args=True)  # noqa: E731
                     run() if target.ev is self else self.bridge(target.ev, run, node)
+        except Abrupt:
+            pass
+
+    def run_target(self, kwargs, node, frame: Frame) -> None:
+        target = self.deref(kwargs["target"][0])
+        pos = self.deref(kwargs["args"][0]) if "args" in kwargs else ()
+        named = self.deref(kwargs["kwargs"][0]) if "kwargs" in kwargs else DictV(0)
+        tt = type(target)
+        if not (tt is FuncV or tt is LambdaV or (tt is BoundV and type(target.func) is FuncV)):
+            return
+        if not seq_known(pos) or type(named) is not DictV or not named.complete \
+                or not all(type(k) is str for k in named.entries):
+            self.escape((target,), calls=True)  # arguments not told: as any kept function
+            return
+        try:
+            with self.forked(self.module_frame):
+                self.call_value(target, tuple(pos), {k: (e[0], node) for k, e in named.entries.items()}, node,
+                                frame)
         except Abrupt:
             pass
 
