@@ -298,32 +298,43 @@ class Calls:
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
                 result.home = self
+            if not args and not kwargs:
+                return result
             given = args if not kwargs else args + tuple(v[0] for v in kwargs.values())
-            if func.q in _RUNS_TARGET and not args and "target" in kwargs and KW_UNKNOWN not in kwargs:
-                # `threading.Thread(target=main, kwargs=case).start()`: main runs with those
-                # arguments (in a branch of its own: whether and when is not told)
-                self.run_target(kwargs, node, frame)
-            elif given and not _keeps_no_callable(func.q):
-                # `sub.set_defaults(func=run_manual)`, `register(handler)`: the library may
-                # keep the function and call it later, from a call of a value not known
-                # (`args.func(args)`)
-                for value in given:
-                    tv = type(value)
-                    if tv is FuncV or tv is LambdaV or (tv is BoundV and type(value.func) is FuncV):
-                        self.escape((value,), calls=True)
-            if given:
-                for value in given:
-                    tv = type(value)
-                    if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or tv is ImportV \
-                            or tv is LazyCallV or (tv is tuple and _holds_containers(value)):
-                        self.spoil_given(func.q, args, kwargs)
-                        if result is UNKNOWN and not fresh_result(func.q):
-                            # `max(configs, key=len)`, `copy.copy(PRESETS)`, `os.environ.get(k, DEFAULT)`:
-                            # what it returns may be (or hold) what it was given
-                            self.escape(given)
-                        break
-                if (self.escaped or JOINED) and any(v is UNKNOWN for v in given) and not keeps_arguments(func.q):
-                    self.touch_unknown()  # `random.shuffle(PRESETS[mode])`
+            held = callables = unknown = False
+            for value in given:
+                tv = type(value)
+                if tv in _PLAIN_ARGS:
+                    continue
+                if tv is DictV or tv is ListV or tv is InstanceV or tv is ImportV or tv is LazyCallV \
+                        or (tv is tuple and _holds_containers(value)):
+                    held = True
+                elif tv is BoundV:
+                    held = True
+                    callables = callables or type(value.func) is FuncV
+                elif tv is FuncV or tv is LambdaV:
+                    callables = True
+                elif value is UNKNOWN:
+                    unknown = True
+            if callables:
+                if func.q in _RUNS_TARGET and not args and "target" in kwargs and KW_UNKNOWN not in kwargs:
+                    # `threading.Thread(target=main, kwargs=case).start()`: main runs with those
+                    # arguments (in a branch of its own: whether and when is not told)
+                    self.run_target(kwargs, node, frame)
+                elif not _keeps_no_callable(func.q):
+                    # `sub.set_defaults(func=run_manual)`, `register(handler)`: the library may
+                    # keep the function and call it later, from a call of a value not known
+                    # (`args.func(args)`)
+                    self.escape(tuple(v for v in given if type(v) is FuncV or type(v) is LambdaV
+                                      or (type(v) is BoundV and type(v.func) is FuncV)), calls=True)
+            if held:
+                self.spoil_given(func.q, args, kwargs)
+                if result is UNKNOWN and not fresh_result(func.q):
+                    # `max(configs, key=len)`, `copy.copy(PRESETS)`, `os.environ.get(k, DEFAULT)`:
+                    # what it returns may be (or hold) what it was given
+                    self.escape(given)
+            if unknown and (self.escaped or JOINED) and not keeps_arguments(func.q):
+                self.touch_unknown()  # `random.shuffle(PRESETS[mode])`
             return result
         if t is FuncV:
             if func.ev is not self:
@@ -1046,6 +1057,9 @@ def _bare_yield(stmt) -> bool:
 
 def _yields(stmts) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in stmts for n in ast.walk(s))
+
+
+_PLAIN_ARGS = frozenset({int, float, str, bool, type(None)})
 
 
 def _holds_containers(value: tuple) -> bool:

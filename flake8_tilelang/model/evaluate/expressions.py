@@ -99,10 +99,7 @@ class Expressions:
         if node is None:
             return None
         if t is _Slice:
-            bounds = [None if e is None else self.deref(self.expr(e, frame)) for e in (node.lower, node.upper, node.step)]
-            if all(b is None or type(b) is int for b in bounds):
-                return slice(*bounds)
-            return UNKNOWN
+            return UNKNOWN  # in a tuple index (`A[0:n, j]`): a buffer region, not a value
         if t is ast.Dict:
             return self.dict_display(node, frame)
         if t is ast.Tuple or t is ast.List:
@@ -117,7 +114,15 @@ class Expressions:
                     items.append(self.expr(e, frame))
             return self.bounded(tuple(items) if t is ast.Tuple else mklist(items, self.token))
         if t is ast.Subscript:
-            return self.subscript(self.expr(node.value, frame), self.expr(node.slice, frame))
+            obj = self.expr(node.value, frame)
+            index = node.slice
+            if type(index) is _Slice:
+                # bounds are read only to cut a known sequence (a buffer region `A[0:n]` in a
+                # kernel is not a value the evaluator has)
+                if not isinstance(self.deref(obj), (tuple, list, str)):
+                    return UNKNOWN
+                return self.subscript(obj, self.slice_value(index, frame))
+            return self.subscript(obj, self.expr(index, frame))
         if t is ast.UnaryOp:
             v = self.expr(node.operand, frame)
             if isinstance(node.op, ast.Not):
@@ -314,6 +319,12 @@ class Expressions:
         if isinstance(node, ast.ListComp):
             return self.bounded(mklist(out, self.token))
         return self.bounded(tuple(out))
+
+    def slice_value(self, node: ast.Slice, frame: Frame):
+        bounds = [None if e is None else self.deref(self.expr(e, frame)) for e in (node.lower, node.upper, node.step)]
+        if all(b is None or type(b) is int for b in bounds):
+            return slice(*bounds)
+        return UNKNOWN
 
     def subscript(self, obj, key):
         obj = self.deref(obj)
