@@ -1338,3 +1338,19 @@ def test_a_thread_target_runs_with_its_arguments():
     """
     assert final(body, "ONE") is UNKNOWN
     assert final(body, "OTHER") is None
+
+
+def test_repeated_sequences_hold_the_same_items():
+    body = """
+        DEV = {AUTO: True}
+        T2 = (DEV,) * 2
+        T2[1][AUTO] = False
+        THROUGH_REPEAT = DEV[AUTO]
+        ROWS = [{AUTO: True}] * 2
+        ROWS[0][AUTO] = False
+        OTHER_ROW = ROWS[1][AUTO]
+        R = (1, 2) * 2
+    """
+    assert final(body, "THROUGH_REPEAT") is False
+    assert final(body, "OTHER_ROW") is False
+    assert final(body, "R") == (1, 2, 1, 2)

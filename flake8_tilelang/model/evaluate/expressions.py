@@ -360,6 +360,12 @@ class Expressions:
 
     def binop(self, op, a, b):
         a, b = self.deref(a), self.deref(b)
+        result = self._binop(op, a, b)
+        if result is UNKNOWN and a is not UNKNOWN and b is not UNKNOWN:
+            self.escape((a, b))  # `(DEV,) * n`, an operator of the user's class: it may hold them
+        return result
+
+    def _binop(self, op, a, b):
         if isinstance(op, ast.BitOr) and isinstance(a, DictV) and isinstance(b, DictV):
             result = a.copy(self.token)
             self.merge_into(result, b)
@@ -382,6 +388,12 @@ class Expressions:
             if len(a) + len(b) > MAX_LEN or self.size(a) + self.size(b) > MAX_SIZE:
                 return UNKNOWN
             return tuple(a) + tuple(b) if isinstance(a, tuple) else mklist(list(a) + list(b), self.token)
+        if isinstance(op, ast.Mult) and (type(b) is int and seq_known(a) or type(a) is int and seq_known(b)):
+            seq, n = (a, b) if type(b) is int else (b, a)
+            if len(seq) * max(n, 0) > MAX_LEN or self.size(seq) * max(n, 1) > MAX_SIZE:
+                return UNKNOWN
+            items = list(seq) * n  # the same items, repeated: `[{}] * 2` holds one dict twice
+            return tuple(items) if isinstance(seq, tuple) else mklist(items, self.token)
         return UNKNOWN
 
     def size(self, value) -> int:
