@@ -1354,3 +1354,22 @@ def test_repeated_sequences_hold_the_same_items():
     assert final(body, "THROUGH_REPEAT") is False
     assert final(body, "OTHER_ROW") is False
     assert final(body, "R") == (1, 2, 1, 2)
+
+
+def test_a_change_to_one_side_of_a_join_leaves_the_other_side():
+    body = """
+        import os
+
+        DEV = {AUTO: True}
+        EXP = {AUTO: True}
+        cfg = DEV if os.environ.get("X") else EXP
+        DEV[AUTO] = False          # cfg may be DEV; EXP is not DEV
+        EXP_AFTER = EXP[AUTO]
+        CFG_AFTER = cfg[AUTO]
+        both = cfg if os.environ.get("Y") else {AUTO: True}
+        both[AUTO] = False         # may be cfg, so DEV or EXP
+        DEV_LAST = DEV[AUTO]
+    """
+    assert final(body, "EXP_AFTER") is True
+    assert final(body, "CFG_AFTER") is UNKNOWN
+    assert final(body, "DEV_LAST") is False or final(body, "DEV_LAST") is UNKNOWN

@@ -552,42 +552,46 @@ def havoc(value) -> bool:
 
 
 def _linked(joined, a, b):
+    """``joined`` is ``a`` or ``b``: it may be either (and whatever they may
+    be), and either may be it (and whatever joins it made may be)."""
     for side in (a, b):
         if type(side) is DictV or type(side) is ListV:
             if side.links is None:
                 side.links = []
-            side.links.append(joined)
+            side.links.append((True, joined))  # up: a join it may be
             if joined.links is None:
                 joined.links = []
-            joined.links.append(side)
+            joined.links.append((False, side))  # down: what the join may be
     return joined
 
 
 def taint_links(obj, key=MISSING) -> None:
-    """``obj`` changed (at ``key``, or anywhere): every container joined with
-    it, directly or through other joins, may be the same object, so the
-    change may have happened there too."""
+    """``obj`` changed (at ``key``, or anywhere): the containers that may be
+    the very same object (the joins made from it, and theirs, and what a join
+    was made from, and theirs; not the other side of a join it went into)
+    may have changed too."""
     if getattr(obj, "links", None) is None:
         return
     seen = {id(obj)}
-    stack = list(obj.links)
-    while stack:
-        other = stack.pop()
-        if id(other) in seen:
-            continue
-        seen.add(id(other))
-        if other.links:
-            stack.extend(other.links)
-        if type(other) is ListV:
-            other.spoiled = True
-        elif key is not MISSING and key is not UNKNOWN and hashable(key):
-            entry = other.entries.get(key)
-            if entry is not None:
-                other.entries[key] = (UNKNOWN,) + tuple(entry[1:])
-            elif other.complete:
-                other.complete = False  # the key may be there now, with any value
-        else:
-            _spoil_only(other)
+    for direction in (True, False):
+        stack = [other for up, other in obj.links if up is direction]
+        while stack:
+            other = stack.pop()
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            if other.links:
+                stack.extend(o for up, o in other.links if up is direction)
+            if type(other) is ListV:
+                other.spoiled = True
+            elif key is not MISSING and key is not UNKNOWN and hashable(key):
+                entry = other.entries.get(key)
+                if entry is not None:
+                    other.entries[key] = (UNKNOWN,) + tuple(entry[1:])
+                elif other.complete:
+                    other.complete = False  # the key may be there now, with any value
+            else:
+                _spoil_only(other)
 
 
 def _spoil_only(d: DictV) -> None:
