@@ -1032,6 +1032,8 @@ def _str_method(obj: str, name: str, args: tuple, kwargs):
         if KW_UNKNOWN in kwargs or ":" in obj or "!" in obj \
                 or not all(type(v) in (str, int, bool) or v is None for v in values):
             return UNKNOWN  # a format spec (`{:>100000}`) or a value whose str() is not modelled
+        if len(obj) + obj.count("{") * max([len(str(v)) for v in values] or [0]) > _MAX_STR:
+            return UNKNOWN  # judged before it is made: `"{0}" * 4000` of a long string
         try:
             text = obj.format(*args, **{k: v[0] for k, v in kwargs.items()})
         except (IndexError, KeyError, ValueError, AttributeError):
