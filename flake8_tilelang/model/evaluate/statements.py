@@ -371,6 +371,9 @@ class Statements:
                     broke.extend(loop["break"])
                     loop["break"].clear()
                     self.token = self.fork_token()
+        except BaseException:
+            self.token = saved  # a return or raise leaves the loop: the caller's branch again
+            raise
         finally:
             self.loops.pop()
         try:
