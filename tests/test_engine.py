@@ -1373,3 +1373,31 @@ def test_a_change_to_one_side_of_a_join_leaves_the_other_side():
     assert final(body, "EXP_AFTER") is True
     assert final(body, "CFG_AFTER") is UNKNOWN
     assert final(body, "DEV_LAST") is False or final(body, "DEV_LAST") is UNKNOWN
+
+
+def test_copy_and_deepcopy_as_python_makes_them():
+    body = """
+        import copy
+
+        BASE = {AUTO: True, "tl.ascend_memory_planning": True}
+        deep = copy.deepcopy(BASE)
+        deep[AUTO] = False
+        DEEP = deep[AUTO]
+        DEEP_PLAN = deep["tl.ascend_memory_planning"]
+        BASE_AFTER = BASE[AUTO]                       # a deep copy holds nothing of BASE
+
+        TABLE = {"dev": {AUTO: True}}
+        shallow = copy.copy(TABLE)
+        shallow["dev"][AUTO] = False
+        THROUGH_SHALLOW = TABLE["dev"][AUTO]          # the same inner dict
+
+        S = {AUTO: True}
+        twice = copy.deepcopy([S, S])
+        twice[0][AUTO] = False
+        SHARED_IN_COPY = twice[1][AUTO]               # shared once in the copy too
+        S_AFTER = S[AUTO]
+    """
+    got = {n: final(body, n) for n in ("DEEP", "DEEP_PLAN", "BASE_AFTER", "THROUGH_SHALLOW", "SHARED_IN_COPY",
+                                       "S_AFTER")}
+    assert got == {"DEEP": False, "DEEP_PLAN": True, "BASE_AFTER": True, "THROUGH_SHALLOW": False,
+                   "SHARED_IN_COPY": False, "S_AFTER": True}

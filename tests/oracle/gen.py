@@ -441,7 +441,8 @@ def f_alias(draw, i):
                                  "max((%s, _t%d['1']), key=len)" % (d, i),
                                  "(%s if RUNTIME_TRUE else _t%d['1'])" % (d, i),
                                  "[%s, _t%d['1']][-1:][0]" % (d, i),
-                                 "copy.copy({'x': %s})['x']" % d)))
+                                 "copy.copy({'x': %s})['x']" % d, "copy.deepcopy(%s)" % d,
+                                 "copy.copy(%s)" % d, "copy.deepcopy([%s, %s])[1]" % (d, d))))
     lines = ["_t%d = {'1': %s, '2': {%s: %s}}" % (i, d, _key(draw), _val(draw))]
     if draw(st.booleans()):
         lines += ["_p%d = %s" % (i, pick), "_p%d[%s] = %s" % (i, k, v)]

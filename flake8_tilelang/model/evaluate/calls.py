@@ -123,7 +123,7 @@ _FRESH_ROOTS = frozenset({
 _FRESH_CALLS = frozenset({
     "print", "len", "str", "repr", "format", "hash", "id", "isinstance", "issubclass", "callable", "bool", "int",
     "float", "abs", "round", "divmod", "pow", "any", "all", "input", "open", "hasattr", "range", "setattr",
-    "delattr", "random.shuffle",
+    "delattr", "random.shuffle", "copy.deepcopy",
 })
 # methods of a dict or list whose result is never one of its items
 _FRESH_METHODS = frozenset({"index", "count", "keys", "__len__", "__contains__", "__repr__", "__str__", "__eq__",

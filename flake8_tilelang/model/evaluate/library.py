@@ -17,7 +17,7 @@ from .expressions import BUILTINS
 from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
-    KernelV, LambdaV,
+    KernelV, LambdaV, ListV,
     EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, seq_known, spoil,
 )
@@ -246,6 +246,46 @@ class Library:
                 f.vars[name] = UNKNOWN
 
     # -- library calls -------------------------------------------------------
+    def copy_of(self, value, deep: bool):
+        """``copy.copy`` (a new dict or list holding the same items) and
+        ``copy.deepcopy`` (new dicts and lists all the way down, shared parts
+        shared once, as its memo does). An instance, or anything else not
+        modelled, is unknown; a deep copy of it holds nothing of the original."""
+        memo: Dict[int, object] = {}
+
+        def dup(v, depth):
+            t = type(v)
+            if t in (int, float, str, bool, bytes) or v is None or t in (LibV, ClassV, FuncV, EnumMemberV) \
+                    or isinstance(v, (str, BadKey)):
+                return v  # immutable, or copied as itself (functions, classes, enum members)
+            if id(v) in memo:
+                return memo[id(v)]
+            if depth > 32:
+                raise _NotCopied()
+            if t is DictV:
+                out = DictV(self.token, {}, v.complete)
+                memo[id(v)] = out
+                for k, e in v.entries.items():
+                    out.entries[k] = (dup(e[0], depth + 1) if deep else e[0],) + tuple(e[1:])
+                return out
+            if t is ListV:
+                if not seq_known(v):
+                    raise _NotCopied()
+                out = mklist([], self.token)
+                memo[id(v)] = out
+                out.extend(dup(x, depth + 1) if deep else x for x in v)
+                return out
+            if t is tuple:
+                return tuple(dup(x, depth + 1) for x in v) if deep else v
+            raise _NotCopied()
+
+        try:
+            return self.bounded(dup(self.deref(value), 0))
+        except _NotCopied:
+            if not deep:
+                self.escape((value,))  # a shallow copy holds what the original holds
+            return UNKNOWN
+
     def lru_cache(self, q: str, args: tuple, kwargs):
         """``@functools.cache``, ``@lru_cache``, ``@lru_cache(maxsize=None)``,
         ``@lru_cache(32, typed=True)``, ``lru_cache(maxsize=None)(f)``."""
@@ -302,6 +342,8 @@ class Library:
             return UNKNOWN
         if q in ("functools.lru_cache", "functools.cache"):
             return self.lru_cache(q, args, kwargs)
+        if q in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
+            return self.copy_of(args[0], deep=q == "copy.deepcopy")
         if q == "functools.wraps" and len(args) == 1:
             return PassDecoV()  # copies the wrapped function's name and docstring, nothing else
         if q == "functools.partial" and args:
@@ -634,3 +676,7 @@ def decorates(node, fn: Function) -> bool:
 def _callable(value) -> bool:
     """A function value of the user's that a cache decorator may wrap."""
     return type(value) in (FuncV, BoundV, LambdaV, JitV, CachedV)
+
+
+class _NotCopied(Exception):
+    """A part of the value ``copy_of`` does not model."""
