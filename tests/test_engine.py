@@ -1401,3 +1401,23 @@ def test_copy_and_deepcopy_as_python_makes_them():
                                        "S_AFTER")}
     assert got == {"DEEP": False, "DEEP_PLAN": True, "BASE_AFTER": True, "THROUGH_SHALLOW": False,
                    "SHARED_IN_COPY": False, "S_AFTER": True}
+
+
+def test_lru_cache_entry_made_in_a_branch_may_be_there_or_not():
+    body = """
+        import functools
+        import os
+
+        @functools.lru_cache(maxsize=None)
+        def presets(kind):
+            return {AUTO: kind == "auto"}
+
+        if os.environ.get("WARM"):
+            presets("auto")[AUTO] = False     # the cached dict, changed, maybe
+        AUTO_NOW = presets("auto")[AUTO]      # that one, or a new one
+        HAND = presets("hand")[AUTO]          # never made before: the function's result
+        AGAIN = presets("hand")[AUTO]
+    """
+    assert final(body, "AUTO_NOW") is UNKNOWN
+    assert final(body, "HAND") is False
+    assert final(body, "AGAIN") is False

@@ -418,9 +418,12 @@ def f_cache(draw, i):
     k1, k2 = _key(draw), _key(draw)
     first = draw(st.sampled_from(("True", "False", "1", "flag=True")))
     later = draw(st.sampled_from(("True", "False", "1", "flag=True", "RUNTIME_TRUE")))
-    lines = [deco, "def _cfg_%d(flag):" % i, "    return {%s: flag}" % k1, "", "",
-             "_c%d = _cfg_%d(%s)" % (i, i, first),
-             "_c%d[%s] = %s" % (i, k2, _val(draw))]
+    lines = [deco, "def _cfg_%d(flag):" % i, "    return {%s: flag}" % k1, "", ""]
+    first_call = ["_c%d = _cfg_%d(%s)" % (i, i, first), "_c%d[%s] = %s" % (i, k2, _val(draw))]
+    if draw(st.booleans()):
+        lines += first_call
+    else:  # made in a branch the engine cannot decide: the entry may be there or not
+        lines += ["if RUNTIME_TRUE:"] + ["    " + x for x in first_call]
     if draw(st.booleans()):
         lines.append("_cfg_%d(%s)" % (i, draw(st.sampled_from(("False", "0", "2", "flag=False")))))
     if draw(st.booleans()):

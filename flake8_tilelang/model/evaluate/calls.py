@@ -394,28 +394,38 @@ class Calls:
 
     def call_cached(self, cached, args: tuple, kwargs, node, frame: Frame):
         """A call of an ``lru_cache``'d function: the object the first call
-        with these arguments returned, or the function's result, kept."""
+        with these arguments returned, or the function's result, kept. An
+        entry made in a branch that may not have run may be there or not:
+        the call then returns either it or what the function returns now."""
         key = _cache_key(args, kwargs, cached.typed)
         if cached.spoiled or key is None:
             if key is None and any(v is UNKNOWN for v in args + tuple(v[0] for v in kwargs.values())):
                 cached.spoiled = True  # which entry it hit, or whether it ran, is not told
-            for value in cached.memo.values():
+            for value, _ in cached.memo.values():
                 if havoc(value):  # returned again, maybe, and changed by the caller
                     self.effects += 1
             if key is None and not cached.spoiled:
                 return UNKNOWN  # an unhashable argument: TypeError before anything runs
             self.maybe_call(cached.func, node, frame) if type(cached.func) in (FuncV, LambdaV) else None
             return UNKNOWN
-        if key in cached.memo:
+        certain = self.token == cached.token
+        entry = cached.memo.get(key)
+        if entry is not None and entry[1]:
             cached.memo.move_to_end(key)
-            return cached.memo[key]
-        result = self.call_value(cached.func, args, kwargs, node, frame)
-        if self.token != cached.token:
-            cached.spoiled = True  # a call that may not have happened: whether the entry exists is not told
-            return result
+            return entry[0]
+        if entry is not None:
+            # made in a branch that may not have run: that object, or a new one
+            with self.forked():
+                fresh = self.call_value(cached.func, args, kwargs, node, frame)
+            result = join(entry[0], fresh)
+        else:
+            result = self.call_value(cached.func, args, kwargs, node, frame)
         if cached.maxsize != 0:
-            cached.memo[key] = result
+            cached.memo[key] = (result, certain)
+            cached.memo.move_to_end(key)
             if cached.maxsize is not None and len(cached.memo) > cached.maxsize:
+                if not certain:
+                    cached.spoiled = True  # which entry was dropped depends on the branches taken
                 cached.memo.popitem(last=False)
         return result
 
@@ -881,8 +891,12 @@ class Calls:
         kind, name = q.split(".", 1)
         if kind == "lru_cache" and type(obj) is CachedV:
             if name == "cache_clear" and not args and not kwargs:
-                obj.memo.clear()
-                obj.spoiled = self.token != obj.token  # cleared in a branch that may not run: not told
+                if self.token == obj.token:
+                    obj.memo.clear()
+                    obj.spoiled = False
+                else:  # cleared in a branch that may not run: each entry may be gone
+                    for k, (value, _) in list(obj.memo.items()):
+                        obj.memo[k] = (value, False)
             return None
         if kind == "property":
             if name == "setter" and type(obj) is PropertyV and len(args) == 1 and not kwargs \

@@ -219,7 +219,8 @@ class CachedV:
         self.func = func
         self.maxsize = maxsize
         self.typed = typed
-        self.memo: "OrderedDict[object, object]" = OrderedDict()
+        # key -> (the object returned, whether the entry is certainly there)
+        self.memo: "OrderedDict[object, tuple]" = OrderedDict()
         self.token = token
         self.spoiled = False
 
@@ -634,7 +635,7 @@ def reachable(values, limit: int = 4096) -> list:
             stack.extend(v.args)
             stack.extend(x[0] for x in v.kwargs.values())
         elif t is CachedV:
-            stack.extend(v.memo.values())
+            stack.extend(value for value, _ in v.memo.values())
     return out
 
 
