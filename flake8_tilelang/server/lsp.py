@@ -303,6 +303,7 @@ class TilelangServer(LanguageServer):
         self.open_uris: Dict[str, None] = {}
         self.timers: Dict[str, asyncio.TimerHandle] = {}
         self.shown_errors: set = set()
+        self._reporting_error = False
         self.provider_installed = True  # the worker's loader reads the open buffers
         self.worker: Optional[_Worker] = None
         self.worker_failures = 0
@@ -315,6 +316,24 @@ class TilelangServer(LanguageServer):
         # open LSP notebook documents: notebook uri -> the cell uris last published
         self.notebooks: Dict[str, List[str]] = {}
         self.cell_owner: Dict[str, str] = {}  # cell uri -> its notebook's uri
+
+    def report_server_error(self, error, source):
+        """pygls shows a server error to the user by sending a message; when
+        sending is what failed (the client closed the pipe at `exit` while a
+        late answer was going out), that message fails too and reports
+        itself again, one level deeper each time, logging every traceback:
+        minutes before the process can end. Report once, never from inside a
+        report, and not after `shutdown`."""
+        if self._reporting_error or getattr(self.protocol, "_shutdown", False):
+            logger.warning("server error not shown to the client: %s", error)
+            return
+        self._reporting_error = True
+        try:
+            super().report_server_error(error, source)
+        except Exception:  # noqa: B902 - the report itself could not be sent
+            logger.warning("server error not shown to the client: %s", error)
+        finally:
+            self._reporting_error = False
 
     # -- settings ---------------------------------------------------------------
     @property
