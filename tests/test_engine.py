@@ -1421,3 +1421,28 @@ def test_lru_cache_entry_made_in_a_branch_may_be_there_or_not():
     assert final(body, "AUTO_NOW") is UNKNOWN
     assert final(body, "HAND") is False
     assert final(body, "AGAIN") is False
+
+
+def test_two_instances_joined_keep_what_they_agree_on_and_stay_linked():
+    body = """
+        import os
+
+        class Opts:
+            def __init__(self, sync, plan=True):
+                self.sync = sync
+                self.plan = plan
+                self.cfg = {AUTO: sync}
+
+        a = Opts(True)
+        b = Opts(False)
+        o = a if os.environ.get("X") else b
+        PLAN = o.plan                 # both True
+        SYNC = o.sync                 # True or False
+        o.plan = False                # a or b changed
+        A_PLAN = a.plan
+        B_SYNC = b.sync               # untouched
+        o.cfg[AUTO] = 7               # through the joined dicts
+        A_CFG = a.cfg[AUTO]
+    """
+    got = {n: final(body, n) for n in ("PLAN", "SYNC", "A_PLAN", "B_SYNC", "A_CFG")}
+    assert got == {"PLAN": True, "SYNC": UNKNOWN, "A_PLAN": UNKNOWN, "B_SYNC": False, "A_CFG": UNKNOWN}

@@ -457,6 +457,29 @@ def f_alias(draw, i):
     return lines
 
 
+def f_instance_join(draw, i):
+    """One of two instances of a class, picked by a branch the engine cannot
+    decide: what both agree on is known, a change through the pick may be a
+    change to either."""
+    d = draw(st.sampled_from(DICTS))
+    v1, v2 = _val(draw), _val(draw)
+    lines = ["class _Tun%d:" % i,
+             "    def __init__(self, sync):",
+             "        self.sync = sync",
+             "        self.cfg = {%s: sync}" % _key(draw),
+             "", "",
+             "_a%d = _Tun%d(%s)" % (i, i, v1),
+             "_b%d = _Tun%d(%s)" % (i, i, v2),
+             "_o%d = _a%d if RUNTIME_TRUE else _b%d" % (i, i, i)]
+    lines += draw(st.sampled_from((
+        ["%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = _o%d.sync" % (d, i)],
+        ["_o%d.sync = %s" % (i, _val(draw)), "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = _a%d.sync" % (d, i)],
+        ["_o%d.cfg[%s] = %s" % (i, _key(draw), _val(draw)), "%s.update(_b%d.cfg)" % (d, i)],
+        ["_a%d.sync = %s" % (i, _val(draw)), "%s[PassConfigKey.TL_ASCEND_AUTO_SYNC] = _o%d.sync" % (d, i)],
+    )))
+    return lines
+
+
 def f_dataclass(draw, i):
     d = draw(st.sampled_from(DICTS))
     kind = draw(st.sampled_from(("dataclass", "frozen", "namedtuple")))
@@ -737,6 +760,7 @@ FORMS = {
     "super": f_super,
     "cache": f_cache,
     "alias": f_alias,
+    "instance_join": f_instance_join,
 }
 
 # The helper module of the `helper_*` site kinds (issue #19 form 6): compiles and

@@ -732,6 +732,7 @@ class Statements:
                 obj.attrs[name] = value
             else:
                 obj.attrs[name] = join(obj.attrs.get(name, UNKNOWN), value)
+            taint_links(obj, name)
         elif isinstance(obj, ClassV):
             obj.attrs[name] = value if self.token == 0 else UNKNOWN
             obj.members.pop(name, None)

@@ -251,13 +251,14 @@ class InstanceV:
     """An instance; ``opaque`` when what its constructor did is not known
     (only its class's methods are)."""
 
-    __slots__ = ("cls", "attrs", "token", "opaque")
+    __slots__ = ("cls", "attrs", "token", "opaque", "links")
 
     def __init__(self, cls: ClassV, token: int):
         self.cls = cls
         self.attrs: Dict[str, object] = {}
         self.token = token
         self.opaque = cls.opaque
+        self.links: Optional[list] = None  # as DictV.links
 
 
 class LibV:
@@ -483,6 +484,17 @@ def join(a, b):
     if seq_known(a) and seq_known(b) and type(a) is type(b) and len(a) == len(b):
         items = [join(x, y) for x, y in zip(a, b)]
         return tuple(items) if isinstance(a, tuple) else _linked(mklist(items, min(a.token, b.token)), a, b)
+    if type(a) is InstanceV and type(b) is InstanceV and a.cls is b.cls:
+        # one instance or the other: each attribute both have, joined; one only
+        # one of them has may be missing (unknown)
+        joined = InstanceV(a.cls, min(a.token, b.token))
+        joined.opaque = a.opaque or b.opaque
+        for name in list(a.attrs) + [n for n in b.attrs if n not in a.attrs]:
+            if name in a.attrs and name in b.attrs:
+                joined.attrs[name] = join(a.attrs[name], b.attrs[name])
+            else:
+                joined.attrs[name] = UNKNOWN
+        return _linked(joined, a, b)
     ka, kb = kernels_of(a), kernels_of(b)
     if ka is not None and kb is not None:
         items = tuple(dict.fromkeys(ka + kb))
@@ -548,6 +560,7 @@ def havoc(value) -> bool:
         for name in list(value.attrs):
             value.attrs[name] = UNKNOWN
         value.opaque = True
+        taint_links(value)
         return True
     return False
 
@@ -556,7 +569,7 @@ def _linked(joined, a, b):
     """``joined`` is ``a`` or ``b``: it may be either (and whatever they may
     be), and either may be it (and whatever joins it made may be)."""
     for side in (a, b):
-        if type(side) is DictV or type(side) is ListV:
+        if type(side) is DictV or type(side) is ListV or type(side) is InstanceV:
             if side.links is None:
                 side.links = []
             side.links.append((True, joined))  # up: a join it may be
@@ -585,6 +598,13 @@ def taint_links(obj, key=MISSING) -> None:
                 stack.extend(o for up, o in other.links if up is direction)
             if type(other) is ListV:
                 other.spoiled = True
+            elif type(other) is InstanceV:
+                if type(key) is str:
+                    other.attrs[key] = UNKNOWN  # set there too, maybe: now there, with any value
+                else:
+                    for name in list(other.attrs):
+                        other.attrs[name] = UNKNOWN
+                    other.opaque = True
             elif key is not MISSING and key is not UNKNOWN and hashable(key):
                 entry = other.entries.get(key)
                 if entry is not None:
