@@ -258,24 +258,14 @@ class Launch:
 
     def vid_reads(self, first: bool = False) -> List[ast.Name]:
         """Every read of :attr:`vid_name` inside the launch's body (with
-        ``first``: only the first one found, enough to tell whether any)."""
-        from .evaluate.statements import _push_children
-
+        ``first``: the first one met, enough to tell whether there is any)."""
         name = self.vid_name
-        out: List[ast.Name] = []
-        stack = list(getattr(self.with_stmt, "body", ()))
-        while stack:
-            node = stack.pop()
-            t = type(node)
-            if t is ast.Name:
-                if node.id == name and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-                    out.append(node)  # type: ignore[arg-type]
-                    if first:
-                        break
-            elif t is not ast.Constant:
-                _push_children(node, t, stack)
-        out.sort(key=lambda n: (n.lineno, n.col_offset))
-        return out
+        reads = (n for stmt in getattr(self.with_stmt, "body", ()) for n in ast.walk(stmt)
+                 if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Load)
+        if first:
+            found = next(reads, None)
+            return [found] if found is not None else []
+        return sorted(reads, key=lambda n: (n.lineno, n.col_offset))
 
 
 class CompileSite:

@@ -120,7 +120,7 @@ def unknown_pass_config_key(model) -> Iterator[Report]:
             # an enum member's name, a key without its `tl.` namespace or in the wrong case
             # (`"TL.ASCEND_AUTO_SYNC"`: keys are matched exactly) is not a key either
             meant = _unqualified(key) or _RAW_SLIPS.get(key) or _RAW_SLIPS.get(key.lower()) \
-                or _BY_LOWER.get(key.lower()) or _BY_LOWER.get(key.strip().lower())
+                or _BY_LOWER.get(key.strip().lower())
             near = [meant] if meant else _close(key if key.startswith("tl.") else key.lower(), _RAW_KEYS, n=3)
             advice = _advice(near, "`%s`", "Use a key registered in `PassConfigKey`, or remove it")
             edits = None
