@@ -15,7 +15,7 @@ from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
-    JOINED, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
+    JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
 )
 
@@ -304,7 +304,7 @@ class Calls:
             held = callables = unknown = False
             for value in given:
                 tv = type(value)
-                if tv in _PLAIN_ARGS:
+                if tv in PLAIN:
                     continue
                 if tv is DictV or tv is ListV or tv is InstanceV or tv is ImportV or tv is LazyCallV \
                         or (tv is tuple and _holds_containers(value)):
@@ -1075,18 +1075,12 @@ def _yields(stmts) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in stmts for n in ast.walk(s))
 
 
-_PLAIN_ARGS = frozenset({int, float, str, bool, type(None)})
-
-
 def _holds_containers(value: tuple) -> bool:
     for v in value:
         tv = type(v)
         if tv is DictV or tv is ListV or tv is InstanceV or tv is BoundV or (tv is tuple and _holds_containers(v)):
             return True
     return False
-
-
-_KEY_SCALARS = (int, float, str, bytes, bool, type(None))
 
 
 def _cache_key(args: tuple, kwargs, typed: bool):
@@ -1116,7 +1110,7 @@ _KW_MARK = object()
 
 
 def _keyable(value) -> bool:
-    if isinstance(value, _KEY_SCALARS):
+    if isinstance(value, PLAIN):
         return True
     if type(value) is tuple:
         return all(_keyable(v) for v in value)

@@ -15,7 +15,7 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, BoundV, DictV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc, havoc_deep, join_vars,
+    JOINED, PLAIN, BoundV, DictV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc, havoc_deep, join_vars,
     reachable,
 )
 from .answers import Answers
@@ -239,7 +239,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         """An unknown value may be any container reachable from ``values``
         (with ``calls``: or one of the functions among them, `HANDLERS[mode]`)."""
         for v in values:
-            if type(v) not in _PLAIN_TYPES:
+            if type(v) not in PLAIN:
                 break
         else:
             return  # numbers and strings (a shape, a key): nothing to hold
@@ -378,9 +378,6 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
 
 _FREEZE_ITEMS = 4096  # containers copied for one kernel's snapshot, at most
 _MUTABLE = (DictV, ListV, InstanceV, tuple)
-
-
-_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), bytes})
 
 
 def freeze_frame(frame: Frame, names) -> Frame:

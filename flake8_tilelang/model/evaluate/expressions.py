@@ -13,12 +13,10 @@ from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, join_vars, mklist, plain, seq_known, spoil,
-    truth, havoc, CachedV, SuperV,
+    truth, havoc, CachedV, SuperV, MUTATORS,
 )
 
-_MUTATING_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
-                               "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__",
-                               "__ior__", "__dict__"})
+_MUTATING_METHODS = MUTATORS | {"__ior__", "__dict__"}
 
 BUILTINS = frozenset({
     "dict", "getattr", "hasattr", "len", "range", "tuple", "list", "bool", "int", "str", "float",
@@ -504,20 +502,14 @@ class Expressions:
                     self.effects += 1
                 return UNKNOWN
             value = obj.cls.lookup(attr)
-            if type(value) is PropertyV:
-                # `cfg.pass_configs`: the getter runs with the instance
-                result = self.deref(self.call_value(value.getter, (obj,), {}, None, self.module_frame))
-                if value.cached:
-                    if not self.precise(obj):
-                        return UNKNOWN  # stored or not, later reads could not tell
-                    obj.attrs[attr] = result
+            if type(value) is PropertyV and value.cached:
+                result = self.bound_to(value, obj)
+                if not self.precise(obj):
+                    return UNKNOWN  # stored or not, later reads could not tell
+                obj.attrs[attr] = result
                 return result
-            if isinstance(value, FuncV):
-                if value.kind == "static":
-                    return value
-                return BoundV(value, obj.cls if value.kind == "class" else obj)
-            if type(value) is CachedV:
-                return BoundV(value, obj)  # an `lru_cache`'d method: `self` is part of the key
+            if type(value) in (PropertyV, FuncV, CachedV):
+                return self.bound_to(value, obj)
             if value is MISSING or obj.opaque:
                 return UNKNOWN  # an attribute its constructor (or a base's) may have set
             return value
@@ -548,16 +540,25 @@ class Expressions:
             if havoc(obj):
                 self.effects += 1
             return UNKNOWN
-        if isinstance(value, FuncV):
+        if isinstance(obj, InstanceV):
+            return self.bound_to(value, obj)
+        if isinstance(value, FuncV) and value.kind == "class":
+            return BoundV(value, obj)  # `super().preset()` in a classmethod: the class
+        return UNKNOWN if type(value) is PropertyV else value  # a plain function, unbound
+
+    def bound_to(self, value, inst):
+        """A class attribute read through the instance ``inst``: a method
+        bound to it (a classmethod to its class, a staticmethod as it is,
+        an ``lru_cache``'d method keyed on it), a property's getter run."""
+        if type(value) is PropertyV:
+            # `cfg.pass_configs`: the getter runs with the instance
+            return self.deref(self.call_value(value.getter, (inst,), {}, None, self.module_frame))
+        if type(value) is FuncV:
             if value.kind == "static":
                 return value
-            if value.kind == "class":
-                return BoundV(value, obj.cls if isinstance(obj, InstanceV) else obj)
-            return BoundV(value, obj) if isinstance(obj, InstanceV) else value
-        if type(value) is PropertyV:
-            if isinstance(obj, InstanceV):
-                return self.deref(self.call_value(value.getter, (obj,), {}, None, self.module_frame))
-            return UNKNOWN
+            return BoundV(value, inst.cls if value.kind == "class" else inst)
+        if type(value) is CachedV:
+            return BoundV(value, inst)
         return value
 
     def resolve_import(self, q: str, via: Optional[ImportV] = None):

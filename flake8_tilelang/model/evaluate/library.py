@@ -255,8 +255,7 @@ class Library:
 
         def dup(v, depth):
             t = type(v)
-            if t in (int, float, str, bool, bytes) or v is None or t in (LibV, ClassV, FuncV, EnumMemberV) \
-                    or isinstance(v, (str, BadKey)):
+            if isinstance(v, PLAIN) or t in (LibV, ClassV, FuncV, EnumMemberV, BadKey):
                 return v  # immutable, or copied as itself (functions, classes, enum members)
             if id(v) in memo:
                 return memo[id(v)]

@@ -12,7 +12,7 @@ from .values import (
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
-    hashable, havoc, join, join_vars, mklist, seq_known, taint_links, truth,
+    MUTATORS, hashable, havoc, join, join_vars, mklist, seq_known, taint_links, truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -311,32 +311,37 @@ class Statements:
         try:
             for item in items:
                 self.assign(node.target, item, frame)
-                try:
-                    self.block(node.body, frame)
-                except Abrupt as e:
-                    if e.kind == "break":
-                        if not broke:
-                            return  # certain: nothing after it runs, no else
-                        broke.append(frame.vars)
-                        frame.vars = _join_all(broke)
-                        return
-                    if e.kind != "continue":
-                        raise
-                if loop["continue"]:
-                    frame.vars = _join_all([frame.vars] + loop["continue"])
-                    loop["continue"].clear()
-                self.token = saved if not broke else self.token
-                if loop["break"]:
-                    # the iterations after a possible break may not run
-                    broke.extend(loop["break"])
-                    loop["break"].clear()
-                    self.token = self.fork_token()
+                if self.iteration(node.body, frame, loop, broke):
+                    if broke:
+                        frame.vars = _join_all(broke + [frame.vars])
+                    return  # certain: nothing after it runs, no else
             self.block(node.orelse, frame)  # under the fork token when a break may have happened
             if broke:
                 frame.vars = _join_all([frame.vars] + broke)
         finally:
             self.loops.pop()
             self.token = saved
+
+    def iteration(self, body, frame: Frame, loop: dict, broke: list) -> bool:
+        """One run of a loop's body; True when it certainly breaks out. A
+        `continue` that may happen joins its state in; a `break` that may
+        happen is kept in ``broke``, and the iterations after it run in a
+        branch of their own."""
+        try:
+            self.block(body, frame)
+        except Abrupt as e:
+            if e.kind == "break":
+                return True
+            if e.kind != "continue":
+                raise
+        if loop["continue"]:
+            frame.vars = _join_all([frame.vars] + loop["continue"])
+            loop["continue"].clear()
+        if loop["break"]:
+            broke.extend(loop["break"])
+            loop["break"].clear()
+            self.token = self.fork_token()
+        return False
 
     def while_(self, node, frame: Frame) -> None:
         """Iterations run one by one while the test is known to hold (at most
@@ -356,21 +361,11 @@ class Statements:
                 if test is not True or count == MAX_WHILE:
                     rest = True
                     break
-                try:
-                    self.block(node.body, frame)
-                except Abrupt as e:
-                    if e.kind == "break":
-                        break  # certain: no more iterations, no else
-                    if e.kind != "continue":
-                        raise
-                if loop["continue"]:
-                    frame.vars = _join_all([frame.vars] + loop["continue"])
-                    loop["continue"].clear()
-                if loop["break"]:
-                    # the iterations after a possible break may not run
-                    broke.extend(loop["break"])
-                    loop["break"].clear()
-                    self.token = self.fork_token()
+                if self.iteration(node.body, frame, loop, broke):
+                    if broke:
+                        frame.vars = _join_all(broke + [frame.vars])
+                        broke = []
+                    break  # certain: no more iterations, no else
         except BaseException:
             self.token = saved  # a return or raise leaves the loop: the caller's branch again
             raise
@@ -915,8 +910,7 @@ def _join_all(states: list) -> dict:
     return merged
 
 
-_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
-                       "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"})
+_MUTATORS = MUTATORS
 
 
 def _assigned_names(stmts) -> set:

@@ -431,6 +431,9 @@ class Module:
 
 
 PLAIN = (int, float, str, bool, bytes, type(None))
+# methods of a dict, list or set that change it in place
+MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
+                      "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"})
 
 
 def plain(value) -> bool:
