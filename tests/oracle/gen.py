@@ -512,23 +512,56 @@ def f_dataclass(draw, i):
 def f_enum(draw, i):
     d = draw(st.sampled_from(DICTS))
     member = draw(st.sampled_from(("DEV", "EXPERT")))
-    lines = ["class _Mode%d(enum.Enum):" % i,
-             '    DEV = "developer"',
-             '    EXPERT = "expert"',
+    int_enum = draw(st.booleans())
+    if int_enum or draw(st.booleans()):
+        # numbered members: auto(), an alias (a value an earlier member has), IntEnum
+        dev = draw(st.sampled_from(("1", "enum.auto()", "3")))
+        expert = draw(st.sampled_from(("2", "enum.auto()", "1")))  # "1" after DEV = 1: an alias
+        legacy = draw(st.sampled_from(("1", "2", "5")))
+        values = (dev, expert, legacy)
+    else:
+        values = ('"developer"', '"expert"', draw(st.sampled_from(('"developer"', '"legacy"'))))
+    lines = ["class _Mode%d(%s):" % (i, "enum.IntEnum" if int_enum else "enum.Enum"),
+             "    DEV = %s" % values[0],
+             "    EXPERT = %s" % values[1],
+             "    LEGACY = %s" % values[2],
+             "",
+             "    def is_dev(self):",
+             "        return self is _Mode%d.DEV" % i,
              "", "",
              "_TABLE_%d = {" % i,
              "    _Mode%d.DEV: %s," % (i, _entries(draw)),
              "    _Mode%d.EXPERT: %s," % (i, _entries(draw)),
              "}"]
-    lines.append(draw(st.sampled_from((
-        "%s = dict(_TABLE_%d[_Mode%d.%s])" % (d, i, i, member),
-        "%s.update(_TABLE_%d[_Mode%d(%r)])" % (d, i, i, "developer" if member == "DEV" else "expert"),
-        "%s = _TABLE_%d[_Mode%d[%r]]" % (d, i, i, member),
-    ))))
+    literal = values[0] if member == "DEV" else values[1]
+    picks = ["%s = dict(_TABLE_%d[_Mode%d.%s])" % (d, i, i, member),
+             "%s = _TABLE_%d[_Mode%d[%r]]" % (d, i, i, member)]
+    if "auto" not in literal:  # by value: the member (or the one it is an alias of)
+        picks.append("%s.update(_TABLE_%d.get(_Mode%d(%s), {}))" % (d, i, i, literal))
+    lines.append(draw(st.sampled_from(picks)))
+    other = draw(st.sampled_from(("DEV", "EXPERT", "LEGACY")))
+    test = draw(st.sampled_from((
+        "_sel is _Mode%d.%s" % (i, other),
+        "_sel == _Mode%d.%s" % (i, other),
+        "_sel != _Mode%d.%s" % (i, other),
+        "_sel in (_Mode%d.%s, None)" % (i, other),
+        "_sel == %s" % values[2].replace("enum.auto()", "2"),
+        "_sel.is_dev()",
+        "_sel is None",
+        "_sel.name == %r" % other,
+        "[m.name for m in _Mode%d] == ['DEV', 'EXPERT', 'LEGACY']" % i,
+        "_sel in {%s: 0}" % values[2],
+    )))
+    lines.append("_sel = _Mode%d.%s" % (i, member))
     if draw(st.booleans()):
-        lines += ["for _m in _Mode%d:" % i,
-                  "    if _m is _Mode%d.%s:" % (i, member),
-                  "        %s[%s] = %s" % (d, _key(draw), _val(draw))]
+        lines += ["if %s:" % test,
+                  "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    else:
+        lines += ["match _sel:",
+                  "    case _Mode%d.%s:" % (i, other),
+                  "        %s[%s] = %s" % (d, _key(draw), _val(draw)),
+                  "    case _:",
+                  "        pass"]
     return lines
 
 

@@ -12,7 +12,7 @@ from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
-    LibV, Module, PassContextV, PropertyV, comparable_ref, hashable, join, join_vars, mklist, plain, seq_known, spoil,
+    LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS,
 )
 
@@ -411,6 +411,12 @@ class Expressions:
                 if isinstance(left, PLAIN) and isinstance(right, PLAIN) and \
                         (left is None or right is None or type(left) is bool or type(right) is bool):
                     ok = (left is right) == isinstance(op, ast.Is)
+                elif isinstance(left, EnumMemberV) and isinstance(right, EnumMemberV) and \
+                        not left.cls.opaque and not right.cls.opaque:
+                    ok = (left is right) == isinstance(op, ast.Is)  # members are singletons, aliases one
+                elif isinstance(left, EnumMemberV) and isinstance(right, PLAIN) or \
+                        isinstance(right, EnumMemberV) and isinstance(left, PLAIN):
+                    ok = isinstance(op, ast.IsNot)  # `mode is None`: a member is never a constant
                 else:
                     return UNKNOWN
             elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, DictV):
@@ -426,16 +432,15 @@ class Expressions:
             elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, EnumMemberV) and seq_known(right):
                 # `member in (Feature.SYNC, ...)`: members are equal only to themselves
                 # (a member of a str/int mixin enum may equal a plain value: unknown)
-                if any(x is UNKNOWN or not (isinstance(x, EnumMemberV) or plain(x)) for x in right) or \
-                        (left.cls.opaque and any(not isinstance(x, EnumMemberV) for x in right)):
+                if left.cls.opaque or any(x is UNKNOWN or not (isinstance(x, EnumMemberV) or plain(x)) for x in right):
                     return UNKNOWN
                 ok = any(x is left for x in right) == isinstance(op, ast.In)
             else:
                 if not (plain(left) and plain(right)) or type(op) not in COMPARE:
-                    if isinstance(op, (ast.Eq, ast.NotEq)) and comparable_ref(left) and comparable_ref(right):
-                        ok = (left == right) == isinstance(op, ast.Eq)
-                    else:
+                    same = equal_refs(left, right) if isinstance(op, (ast.Eq, ast.NotEq)) else UNKNOWN
+                    if same is UNKNOWN:
                         return UNKNOWN
+                    ok = same == isinstance(op, ast.Eq)
                 else:
                     try:
                         ok = bool(COMPARE[type(op)](left, right))
@@ -491,6 +496,9 @@ class Expressions:
                 return obj.value
             if attr == "name":
                 return obj.name
+            value = obj.cls.lookup(attr)  # `Plan.ON.enabled()`: a method of its class
+            if type(value) is FuncV or type(value) is PropertyV and not value.cached:
+                return self.bound_to(value, obj)
             return UNKNOWN
         if isinstance(obj, InstanceV):
             if attr in obj.attrs:

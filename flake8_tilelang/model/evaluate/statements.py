@@ -12,7 +12,7 @@ from .values import (
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
-    MUTATORS, hashable, havoc, join, join_vars, mklist, seq_known, taint_links, truth,
+    MUTATORS, equal_refs, hashable, havoc, join, join_vars, mklist, seq_known, taint_links, truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -429,7 +429,7 @@ class Statements:
         if isinstance(value, (tuple, list)) and not seq_known(value):
             return None
         if isinstance(value, ClassV) and value.kind == "enum" and not value.opaque:
-            seq = list(value.members.values())
+            seq = list({id(m): m for m in value.members.values()}.values())  # aliases once
         elif isinstance(value, (tuple, list, str)):
             seq = list(value)
         elif isinstance(value, DictV) and value.complete:
@@ -459,11 +459,14 @@ class Statements:
                 frame.vars[pat.name] = subject
             return True
         if isinstance(pat, ast.MatchValue):
-            value = self.expr(pat.value, frame)
+            value = self.deref(self.expr(pat.value, frame))
+            subject = self.deref(subject)
             if isinstance(value, PLAIN) and isinstance(subject, PLAIN):
-                return value == subject
-            return UNKNOWN
+                return subject == value
+            return equal_refs(subject, value)  # `case Mode.EXPERT:`
         if isinstance(pat, ast.MatchSingleton):
+            if type(subject) is EnumMemberV:
+                return False  # `case None:` against a member
             return pat.value is subject if isinstance(subject, PLAIN) else UNKNOWN
         if isinstance(pat, ast.MatchOr):
             results = [self.pattern(p, subject, frame) for p in pat.patterns]
@@ -528,7 +531,9 @@ class Statements:
                 kind = "namedtuple"
             elif isinstance(base, LibV) and base.q in ENUM_BASES:
                 kind = "enum"
-                opaque = opaque or base.q not in ("enum.Enum", "enum.IntEnum")
+                # members of IntEnum / StrEnum / Flag equal plain values (and
+                # hash as them): their comparisons and keys are not told
+                opaque = opaque or base.q != "enum.Enum"
             else:
                 opaque = True  # a base the evaluator does not model
         if node.keywords:
@@ -574,10 +579,52 @@ class Statements:
                 if spec is not None:
                     cls.factories[stmt.target.id] = (spec.arg, self.expr(spec.value, cls_frame))  # type: ignore[union-attr]
         if kind == "enum":
-            for name, member in list(cls_frame.vars.items()):
-                if not name.startswith("_") and not isinstance(member, (FuncV, ClassV)):
-                    cls.members[name] = EnumMemberV(cls, name, member)
+            cls.opaque = self.enum_members(node, cls, cls_frame, frame) or cls.opaque
         self.assign_name(node.name, cls if value is None else value, frame)
+
+    def enum_members(self, node: ast.ClassDef, cls: ClassV, cls_frame: Frame, frame: Frame) -> bool:
+        """The members of an enum class, as ``EnumMeta`` makes them: in
+        order, ``auto()`` numbered from the values before it, and a name
+        whose value equals an earlier member's an alias of that member
+        (``Mode.DEVELOPER is Mode.DEV``). True when which names are aliases
+        cannot be told (a value not known exactly): its members' identity
+        and equality are then unknown."""
+        auto = set()
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and isinstance(stmt.value, ast.Call) and not stmt.value.args and not stmt.value.keywords:
+                callee = self.deref(self.expr(stmt.value.func, frame))
+                if isinstance(callee, LibV) and callee.q == "enum.auto":
+                    auto.add(stmt.targets[0].id)
+        # its own equality, values made by __new__ or a numbering of its own
+        inexact = any(m in cls_frame.vars for m in ("__eq__", "__hash__", "__new__", "_generate_next_value_",
+                                                      "_ignore_"))
+        by_value: dict = {}
+        last: list = []
+        for name, value in list(cls_frame.vars.items()):
+            if name.startswith("_") or isinstance(value, (FuncV, ClassV, PropertyV)):
+                continue
+            if name in auto:
+                # Enum._generate_next_value_: 1, then the last value + 1 (3.11 and 3.12+
+                # agree while the values so far are ints in ascending order)
+                if not last:
+                    value = 1
+                elif all(type(v) is int for v in last) and last[-1] == max(last):
+                    value = last[-1] + 1
+                else:
+                    value = UNKNOWN
+            last.append(value)
+            if not isinstance(value, PLAIN) and not (type(value) is tuple and hashable(value)
+                                                     and all(isinstance(v, PLAIN) for v in value)) \
+                    or value != value:
+                inexact = True  # a value not known, a list, NaN: aliases not told
+                cls.members[name] = EnumMemberV(cls, name, value)
+                continue
+            earlier = by_value.get(value)
+            if earlier is None:
+                earlier = by_value[value] = EnumMemberV(cls, name, value)
+            cls.members[name] = earlier
+        return inexact
 
     def import_(self, node, frame: Frame) -> None:
         if isinstance(node, ast.Import):

@@ -694,6 +694,8 @@ def hashable(value) -> bool:
         return not cls.opaque and all(cls.lookup(m) is MISSING for m in ("__eq__", "__hash__"))
     if type(value) is tuple:
         return all(hashable(v) for v in value)
+    if type(value) is EnumMemberV:
+        return not value.cls.opaque  # an IntEnum member is the key 1 too
     try:
         hash(value)
     except TypeError:
@@ -703,6 +705,22 @@ def hashable(value) -> bool:
 
 def comparable_ref(value) -> bool:
     return isinstance(value, (BadKey, LibV, EnumMemberV))
+
+
+def equal_refs(left, right):
+    """``left == right`` for a library name, a bad key or an enum member
+    against such a value or a constant: True / False, or UNKNOWN. A member
+    of an enum whose members may equal other values (IntEnum, StrEnum, a
+    mixin, values not told apart) is unknown."""
+    for a, b in ((left, right), (right, left)):
+        if type(a) is EnumMemberV:
+            if a.cls.opaque or not (comparable_ref(b) or isinstance(b, PLAIN)) or \
+                    type(b) is EnumMemberV and b.cls.opaque:
+                return UNKNOWN
+            return a is b  # Enum compares by identity (an alias is the member itself)
+    if comparable_ref(left) and comparable_ref(right):
+        return left == right
+    return UNKNOWN
 
 
 def raw_of(value):
