@@ -1526,3 +1526,39 @@ def test_two_instances_joined_keep_what_they_agree_on_and_stay_linked():
     """
     got = {n: final(body, n) for n in ("PLAN", "SYNC", "A_PLAN", "B_SYNC", "A_CFG")}
     assert got == {"PLAN": True, "SYNC": UNKNOWN, "A_PLAN": UNKNOWN, "B_SYNC": False, "A_CFG": UNKNOWN}
+
+
+REDUCE_FORMS = {
+    # name: a body setting R (and maybe changing A); CPython's values are the judge
+    "or_of_dicts": "R = functools.reduce(operator.or_, [A, B])",
+    "or_with_initial": "R = functools.reduce(operator.or_, (A, B), {'k': 0})",
+    "lambda_merge_copies": "R = functools.reduce(lambda x, y: {**x, **y}, [A, B, {'c': 3}])",
+    "lambda_updates_first": "R = functools.reduce(lambda x, y: x.update(y) or x, [A, B])",
+    "function_sum": "def plus(x, y):\n    return x + y\nR = functools.reduce(plus, range(5), 10)",
+    "operator_mul": "R = functools.reduce(operator.mul, [2, 3, 4])",
+    "empty_no_initial": "try:\n    R = functools.reduce(operator.add, [])\nexcept TypeError:\n    R = 'raised'",
+    "single_item": "R = functools.reduce(operator.add, [A])",
+    "operator_add_lists": "R = operator.add([1], [2])",
+}
+
+
+@pytest.mark.parametrize("form", sorted(REDUCE_FORMS))
+def test_functools_reduce_and_operator_functions_as_cpython_runs_them(form):
+    body = "import functools\nimport operator\nA = {'a': 1}\nB = {'b': 2}\n" + REDUCE_FORMS[form] + "\n"
+    namespace: dict = {}
+    exec(compile(body, "<reduce>", "exec"), namespace)
+    ev = model_of(body).resolver.evaluator()
+    for name in ("R", "A", "B"):
+        got = _python(ev.final(name))
+        assert got == namespace[name], (name, got, namespace[name])
+
+
+def _python(value):
+    """A value the engine holds as Python holds it (dicts too), or UNKNOWN."""
+    from flake8_tilelang.model.evaluate.values import DictV
+    if type(value) is DictV:
+        if not value.complete:
+            return UNKNOWN
+        out = {k: _python(e[0]) for k, e in value.entries.items()}
+        return UNKNOWN if any(v is UNKNOWN for v in out.values()) else out
+    return export(value)

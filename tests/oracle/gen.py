@@ -32,6 +32,7 @@ import copy
 import dataclasses
 import enum
 import functools
+import operator
 import typing
 
 import tilelang
@@ -144,6 +145,9 @@ def f_update(draw, i):
         "%s = {**%s, **%s}" % (d, other, _entries(draw)),
         "%s = {**%s, %s: %s}" % (d, other, _key(draw), _val(draw)),
         "%s = dict(%s, **{%s: %s})" % (d, other, _key(draw), _val(draw)),
+        "%s = functools.reduce(operator.or_, [%s, %s])" % (d, other, _entries(draw)),
+        "%s = functools.reduce(lambda a, b: {**a, **b}, (%s, %s), {})" % (d, other, _entries(draw)),
+        "functools.reduce(lambda a, b: a.update(b) or a, [%s, %s])" % (d, _entries(draw)),
     )))]
 
 

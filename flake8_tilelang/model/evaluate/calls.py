@@ -10,7 +10,7 @@ from ..build import canonical_prim
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
-from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, Event, alternatives, inert_function
+from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
@@ -71,7 +71,7 @@ _KEEPS = EFFECT_FREE_BUILTINS | frozenset({
     "functools.wraps", "functools.lru_cache", "functools.cache", "copy.copy", "copy.deepcopy", "dict.fromkeys",
     "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple", "dataclasses.dataclass",
     "collections.OrderedDict", "collections.namedtuple", "collections.ChainMap", "enum.Enum",
-})
+}) | frozenset(OPERATOR_BINOPS)
 _KEEPS_ROOTS = frozenset({
     "tilelang", "tvm", "torch", "torch_npu", "numpy", "np", "math", "json", "pprint", "logging", "itertools",
     "typing", "time", "pytest", "argparse", "warnings", "textwrap", "string", "re", "statistics", "fractions",
@@ -288,6 +288,10 @@ class Calls:
             if func.q == "contextlib.contextmanager":
                 return GenCtxV(args[0]) if len(args) == 1 and not kwargs and isinstance(args[0], FuncV) \
                     else UNKNOWN
+            if func.q == "functools.reduce":
+                folded = self.reduce(args, kwargs, node, frame)
+                if folded is not MISSING:
+                    return folded
             if func.q in _CALLS_BACK:
                 # `sorted(configs, key=relax)`, `list(map(lambda k: CFG.update(...), keys))`: the
                 # function may be called, with values not followed; what it changes may change
@@ -454,6 +458,31 @@ class Calls:
         return UNKNOWN
 
     # -- other modules' functions and context managers -------------------------
+    def reduce(self, args: tuple, kwargs, node, frame: Frame):
+        """``functools.reduce(f, items[, initial])`` as CPython runs it, when
+        the items are known and ``f`` is a function of the module or a pure
+        ``operator`` function; MISSING when it cannot be followed."""
+        if kwargs or not 2 <= len(args) <= 3:
+            return MISSING
+        f = self.deref(args[0])
+        tf = type(f)
+        if not (tf is FuncV or tf is LambdaV or (tf is BoundV and type(f.func) is FuncV)
+                or (tf is LibV and f.q in OPERATOR_BINOPS)):
+            return MISSING
+        items = self.iterate(self.deref(args[1]))
+        if items is None:
+            return MISSING
+        items = list(items)
+        if len(args) == 3:
+            acc = args[2]
+        elif items:
+            acc = items.pop(0)
+        else:
+            raise Abrupt("raise")  # TypeError: reduce() of empty iterable with no initial value
+        for item in items:
+            acc = self.deref(self.call_value(f, (acc, item), {}, node, frame))
+        return acc
+
     def maybe_call(self, func, node, frame: Frame) -> None:
         """``func`` may be called (by ``map``, ``sorted``, ...) with arguments
         not followed: run it once with unknown arguments, in a branch of its

@@ -47,6 +47,14 @@ NAMESPACE_BUILTINS = frozenset({"setattr", "delattr", "globals", "locals", "vars
 # effect: all but those that change the object they are given (setattr,
 # delattr) or reach a namespace (exec, eval, globals(), locals(), vars()).
 EFFECT_FREE_BUILTINS = BUILTINS - NAMESPACE_BUILTINS
+# `operator` functions that compute a new value from two (`functools.reduce(operator.or_, dicts)`);
+# the in-place ones (`operator.ior`) and `setitem` are not here
+OPERATOR_BINOPS = {
+    "operator.add": ast.Add(), "operator.sub": ast.Sub(), "operator.mul": ast.Mult(),
+    "operator.floordiv": ast.FloorDiv(), "operator.truediv": ast.Div(), "operator.mod": ast.Mod(),
+    "operator.or_": ast.BitOr(), "operator.and_": ast.BitAnd(), "operator.xor": ast.BitXor(),
+    "operator.lshift": ast.LShift(), "operator.rshift": ast.RShift(), "operator.pow": ast.Pow(),
+}
 # Code run from a string (after which any name of the module may hold
 # anything), and namespaces handed out as a dict that later writes may go
 # through (``NamespaceV``).
@@ -461,6 +469,8 @@ class Library:
             return UNKNOWN
         if q == "print":
             return None
+        if q in OPERATOR_BINOPS and len(args) == 2 and not kwargs:
+            return self._binop(OPERATOR_BINOPS[q], self.deref(args[0]), self.deref(args[1]))
         if (q in ("min", "max") and len(args) >= 2 or prim in ("ceildiv", "floordiv")) and not kwargs \
                 and all(type(a) is int for a in args):
             return int_fold(q if q in ("min", "max") else prim, args)
