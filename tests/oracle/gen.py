@@ -250,8 +250,17 @@ def f_try(draw, i):
     lines = ["try:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
     if raise_it:
         lines += ["    raise %s(\"no device\")" % draw(st.sampled_from(("ValueError", "KeyError", "RuntimeError")))]
+    elif draw(st.booleans()):
+        # a statement that raises where the module runs, which the engine cannot tell
+        lines += ["    " + draw(st.sampled_from((
+            "int(RUNTIME_ONE + 'x')",
+            "{'a': 1}[RUNTIME_ONE]",
+            "import tla_surely_missing_module  # noqa: F401",
+            "for _n in (%s, RUNTIME_ONE):\n        %s[%s] = _n == 1\n        int(_n)" % ("1", d, _key(draw)),
+            "len(RUNTIME_ONE)",
+        )))]
     lines += ["    %s[%s] = %s" % (d, _key(draw), _val(draw))]
-    lines += ["except (ValueError, KeyError):", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    lines += ["except (ValueError, KeyError, ImportError):", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
     lines += ["except RuntimeError:", "    %s" % draw(st.sampled_from(("pass", "%s.clear()" % d)))]
     if draw(st.booleans()):
         lines += ["else:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]

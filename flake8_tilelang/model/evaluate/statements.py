@@ -237,11 +237,27 @@ class Statements:
             self.uncertain([body, orelse], frame)
 
     def try_(self, node, frame: Frame) -> None:
+        """A handler runs when the body raises, which any statement of it
+        that may raise may do, part way: from the first such statement on,
+        each statement of the body may or may not have run when a handler
+        starts. Imports of TileLang, TVM and the project's own modules are
+        taken to succeed (a kernel is compiled where they import); a body
+        that cannot raise otherwise never reaches its handlers."""
         for h in node.handlers:
             if h.name:
                 frame.vars[h.name] = UNKNOWN
+        body = node.body
+        first = None
         try:
-            self.block(node.body, frame)
+            if not node.handlers:
+                self.block(body, frame)
+            else:
+                # each statement judged in the state it runs in
+                for i, stmt in enumerate(body):
+                    if not self.cannot_raise(stmt, frame):
+                        first = i
+                        break
+                    self.stmt(stmt, frame)
         except Abrupt as e:
             if e.kind != "raise" or not node.handlers:
                 raise
@@ -249,11 +265,115 @@ class Statements:
             # told), or none does and it goes on
             self.uncertain([h.body for h in node.handlers] + [[ast.Raise(exc=None, cause=None)]], frame)
             return
-        handlers = [h.body for h in node.handlers if not catches_import_error(h)]
-        if handlers:
-            self.uncertain([node.orelse] + handlers, frame)
-        else:
+        if first is None:
             self.block(node.orelse, frame)
+            return
+        rest = body[first:]
+
+        def raised_part_way(handler):
+            def run(fr: Frame) -> None:
+                for stmt in rest:
+                    # it may have run, or raised before it ended (what it changes in
+                    # place is not certain): in a branch of its own
+                    start, saved = dict(fr.vars), self.token
+                    self.token = self.fork_token()
+                    left = False
+                    try:
+                        self.block([stmt], fr)
+                    except Abrupt:
+                        left = True  # it leaves for certain: the statements after it never run
+                    finally:
+                        self.token = saved
+                    fr.vars = join_vars(start, fr.vars)  # (at a raise: what it had done by then)
+                    if not isinstance(stmt, _SIMPLE_STMTS):
+                        # left part way through: a name it binds may hold a value
+                        # neither from before it nor from after it
+                        for name in _assigned_names([stmt]):
+                            self.assign_name(name, UNKNOWN, fr)
+                    if left:
+                        break
+                self.block(handler.body, fr)
+            return run
+
+        self.uncertain([rest + node.orelse] + [raised_part_way(h) for h in node.handlers], frame)
+
+    def cannot_raise(self, stmt, frame: Frame, lookups: bool = True) -> bool:
+        t = type(stmt)
+        if t is ast.Pass or t is ast.Global or t is ast.Nonlocal:
+            return True
+        if t is ast.Import or t is ast.ImportFrom:
+            if t is ast.ImportFrom and (stmt.level or any(a.name == "*" for a in stmt.names)):
+                return bool(stmt.level) and not any(a.name == "*" for a in stmt.names)
+            names = [stmt.module] if t is ast.ImportFrom else [a.name for a in stmt.names]
+            return all(self.import_assumed(q) for q in names)
+        if t is ast.Expr:
+            return type(stmt.value) is ast.Constant  # a docstring
+        if t is ast.Assign:
+            return all(self.safe_target(x, frame, lookups) for x in stmt.targets) and self.safe_expr(stmt.value, frame, lookups)
+        if t is ast.AnnAssign:
+            return stmt.value is None or (self.safe_target(stmt.target, frame, lookups) and self.safe_expr(stmt.value, frame, lookups))
+        if t is ast.If:
+            # its branches are judged in the state before the `if`: no lookups
+            return self.safe_expr(stmt.test, frame, lookups) and all(self.cannot_raise(x, frame, False)
+                                                                     for x in stmt.body + stmt.orelse)
+        if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            a = stmt.args
+            return not stmt.decorator_list and all(self.safe_expr(d, frame, lookups) for d in a.defaults + a.kw_defaults
+                                                   if d is not None)
+        return False
+
+    def safe_expr(self, node, frame: Frame, lookups: bool = True) -> bool:
+        """An expression that cannot raise: constants, names, attributes of
+        them, literal tuples / lists / dicts / sets of such, ``not``,
+        ``and`` / ``or``, and a lookup the evaluator knows succeeds
+        (``PRESETS["dev"]`` of a dict that holds that key)."""
+        t = type(node)
+        if t in _SAFE_LEAVES:
+            return True
+        if t is ast.Attribute:
+            return self.safe_expr(node.value, frame, lookups)
+        if t in (ast.Tuple, ast.List, ast.Set):
+            return all(type(e) is not ast.Starred and self.safe_expr(e, frame, lookups) for e in node.elts)
+        if t is ast.Dict:
+            return all(k is not None and self.safe_expr(k, frame, lookups) for k in node.keys) and \
+                all(self.safe_expr(v, frame, lookups) for v in node.values)
+        if t is ast.UnaryOp:
+            return type(node.op) is ast.Not and self.safe_expr(node.operand, frame, lookups)
+        if t is ast.BoolOp:
+            return all(self.safe_expr(v, frame, lookups) for v in node.values)
+        if t is ast.IfExp:
+            return all(self.safe_expr(x, frame, lookups) for x in (node.test, node.body, node.orelse))
+        if lookups and t is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
+            obj = self.deref(self.lookup(node.value.id, frame))
+            key = node.slice.value if type(node.slice) is ast.Constant else \
+                self.deref(self.lookup(node.slice.id, frame))
+            if type(obj) is DictV:
+                return key is not UNKNOWN and hashable(key) and key in obj.entries
+            if type(obj) in (tuple, list) and type(key) is int and seq_known(obj):
+                return -len(obj) <= key < len(obj)
+        return False
+
+    def import_assumed(self, q) -> bool:
+        """An import taken to succeed: TileLang, TVM, a module of the project."""
+        if not q:
+            return False
+        root = q.split(".")[0]
+        if root in ("tilelang", "tvm"):
+            return True
+        try:
+            return self.resolver.loader.split(q, self.filename, quick=True) is not None
+        except Exception:
+            return False
+
+    def safe_target(self, target, frame: Frame, lookups: bool = True) -> bool:
+        if type(target) is ast.Name:
+            return True
+        if lookups and type(target) is ast.Subscript and type(target.value) is ast.Name and \
+                self.safe_expr(target.slice, frame):
+            return type(self.deref(self.lookup(target.value.id, frame))) is DictV  # a dict store
+        if type(target) in (ast.Tuple, ast.List):
+            return False  # unpacking may not match
+        return False
 
     def uncertain(self, blocks, frame: Frame) -> None:
         """Run each block from the same state, in a branch of its own; join
@@ -268,7 +388,10 @@ class Statements:
             frame.vars = dict(start)
             self.token = self.fork_token()
             try:
-                self.block(body, frame)
+                if callable(body):
+                    body(frame)
+                else:
+                    self.block(body, frame)
                 ends.append(frame.vars)
             except Abrupt as e:
                 if e.kind in ("break", "continue"):
@@ -926,12 +1049,6 @@ class Statements:
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
 
 
-def catches_import_error(handler: ast.ExceptHandler) -> bool:
-    exc = handler.type
-    names = exc.elts if isinstance(exc, ast.Tuple) else [exc]
-    return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError") for n in names)
-
-
 
 def _may_enter_pass_context(q: str) -> bool:
     """A library callable whose result, used in ``with``, may enter a
@@ -958,6 +1075,13 @@ def _join_all(states: list) -> dict:
 
 
 _MUTATORS = MUTATORS
+
+
+# statements that bind what they bind at once (an assignment, an import, a def)
+_SIMPLE_STMTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Import, ast.ImportFrom, ast.Pass,
+                 ast.FunctionDef, ast.AsyncFunctionDef, ast.Delete, ast.Global, ast.Nonlocal, ast.Raise,
+                 ast.Return, ast.Assert)
+_SAFE_LEAVES = (ast.Constant, ast.Name)
 
 
 def _assigned_names(stmts) -> set:
