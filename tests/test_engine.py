@@ -1595,6 +1595,12 @@ TRY_FORMS = {
     "lookup_the_evaluator_knows_fails": (
         "PRESETS = {'dev': {'sync': True}}\ntry:\n    CFG = PRESETS['expert']\nexcept KeyError:\n"
         "    CFG = {'sync': False}\nR = CFG['sync']\n", False),
+    "suppress_left_part_way": (
+        "import contextlib\nCFG = {'sync': True}\nwith contextlib.suppress(ValueError):\n    int('x')\n"
+        "    CFG['sync'] = False\nR = CFG['sync']\n", True),
+    "suppress_around_a_body_that_cannot_raise": (
+        "import contextlib\nCFG = {'sync': True}\nwith contextlib.suppress(ValueError):\n"
+        "    CFG['sync'] = False\nR = CFG['sync']\n", False),
     "imports_of_tilelang_are_taken_to_succeed": (
         "try:\n    import tilelang\n    R = 'tilelang'\nexcept ImportError:\n    R = None\n", "tilelang"),
 }
@@ -1605,5 +1611,24 @@ def test_a_try_body_may_raise_part_way(form):
     body, expected = TRY_FORMS[form]
     got = final(body, "R")
     assert got is UNKNOWN or got == expected, (got, expected)
-    if form.startswith(("body_that", "imports_of", "lookup_the")):
+    if form.startswith(("body_that", "imports_of", "lookup_the", "suppress_around")):
         assert got == expected  # known exactly
+
+
+def test_a_compile_in_a_try_body_is_one_site_however_the_body_ends():
+    model = model_of("""
+        import contextlib
+        import os
+        CFG = {AUTO: False}
+        try:
+            os.environ["DEVICE"]
+            k = tilelang.compile(build(1024), pass_configs=CFG)
+            CFG[AUTO] = True
+        except KeyError:
+            pass
+        with contextlib.suppress(OSError):
+            os.listdir("/nonexistent")
+            k2 = tilelang.compile(build(2048), pass_configs={AUTO: True})
+    """)
+    compiles = [(s.site.node.lineno, s.config.state(C.AUTO_SYNC)) for s in model.sites]
+    assert len(compiles) == 2 and [state for _, state in compiles] == [False, True]

@@ -84,7 +84,10 @@ class Statements:
                     if item.optional_vars is not None:
                         # `with overridden(CFG) as cfg:` binds what the generator yields
                         self.assign(item.optional_vars, bound, frame)
-                self.block(node.body, frame)
+                if suppress:
+                    self.guarded(node.body, [[]], (), frame)  # the exception may end here
+                else:
+                    self.block(node.body, frame)
             except Abrupt as e:
                 ending = e.kind
                 # `contextlib.suppress(...)`, a context manager of the user's: the
@@ -237,27 +240,15 @@ class Statements:
             self.uncertain([body, orelse], frame)
 
     def try_(self, node, frame: Frame) -> None:
-        """A handler runs when the body raises, which any statement of it
-        that may raise may do, part way: from the first such statement on,
-        each statement of the body may or may not have run when a handler
-        starts. Imports of TileLang, TVM and the project's own modules are
-        taken to succeed (a kernel is compiled where they import); a body
-        that cannot raise otherwise never reaches its handlers."""
+        """A handler runs when the body raises (see ``guarded``)."""
         for h in node.handlers:
             if h.name:
                 frame.vars[h.name] = UNKNOWN
-        body = node.body
-        first = None
         try:
-            if not node.handlers:
-                self.block(body, frame)
-            else:
-                # each statement judged in the state it runs in
-                for i, stmt in enumerate(body):
-                    if not self.cannot_raise(stmt, frame):
-                        first = i
-                        break
-                    self.stmt(stmt, frame)
+            if node.handlers:
+                self.guarded(node.body, [h.body for h in node.handlers], node.orelse, frame)
+                return
+            self.block(node.body, frame)
         except Abrupt as e:
             if e.kind != "raise" or not node.handlers:
                 raise
@@ -265,37 +256,56 @@ class Statements:
             # told), or none does and it goes on
             self.uncertain([h.body for h in node.handlers] + [[ast.Raise(exc=None, cause=None)]], frame)
             return
+        self.block(node.orelse, frame)
+
+    def guarded(self, body, handlers: list, orelse, frame: Frame) -> None:
+        """``body``, whose exceptions one of ``handlers`` may catch (a ``try``,
+        ``with contextlib.suppress(...)``); then ``orelse`` if it ended. Any
+        statement that may raise may do so part way: from the first such
+        statement on, each statement of the body may or may not have run
+        when a handler starts. Imports of TileLang, TVM and the project's
+        own modules are taken to succeed (a kernel is compiled where they
+        import); a body that cannot raise otherwise never reaches a handler.
+        A certain raise propagates (the caller's handlers take it)."""
+        first = None
+        for i, stmt in enumerate(body):  # each statement judged in the state it runs in
+            if not self.cannot_raise(stmt, frame):
+                first = i
+                break
+            self.stmt(stmt, frame)
         if first is None:
-            self.block(node.orelse, frame)
+            self.block(orelse, frame)
             return
         rest = body[first:]
 
-        def raised_part_way(handler):
-            def run(fr: Frame) -> None:
-                for stmt in rest:
-                    # it may have run, or raised before it ended (what it changes in
-                    # place is not certain): in a branch of its own
-                    start, saved = dict(fr.vars), self.token
-                    self.token = self.fork_token()
-                    left = False
-                    try:
-                        self.block([stmt], fr)
-                    except Abrupt:
-                        left = True  # it leaves for certain: the statements after it never run
-                    finally:
-                        self.token = saved
-                    fr.vars = join_vars(start, fr.vars)  # (at a raise: what it had done by then)
-                    if not isinstance(stmt, _SIMPLE_STMTS):
-                        # left part way through: a name it binds may hold a value
-                        # neither from before it nor from after it
-                        for name in _assigned_names([stmt]):
-                            self.assign_name(name, UNKNOWN, fr)
-                    if left:
-                        break
-                self.block(handler.body, fr)
-            return run
+        def raised_part_way(fr: Frame) -> None:
+            # a compile the body makes before it raises is made in the state the
+            # run to the end (the first block) made it in, and recorded there
+            recorded = len(self.events)
+            for stmt in rest:
+                # it may have run, or raised before it ended (what it changes in
+                # place is not certain): in a branch of its own
+                start, saved = dict(fr.vars), self.token
+                self.token = self.fork_token()
+                left = False
+                try:
+                    self.block([stmt], fr)
+                except Abrupt:
+                    left = True  # it leaves for certain: the statements after it never run
+                finally:
+                    self.token = saved
+                fr.vars = join_vars(start, fr.vars)  # (at a raise: what it had done by then)
+                if not isinstance(stmt, _SIMPLE_STMTS):
+                    # left part way through: a name it binds may hold a value
+                    # neither from before it nor from after it
+                    for name in _assigned_names([stmt]):
+                        self.assign_name(name, UNKNOWN, fr)
+                if left:
+                    break
+            del self.events[recorded:]
+            self.uncertain(handlers, fr)
 
-        self.uncertain([rest + node.orelse] + [raised_part_way(h) for h in node.handlers], frame)
+        self.uncertain([rest + list(orelse), raised_part_way], frame)
 
     def cannot_raise(self, stmt, frame: Frame, lookups: bool = True) -> bool:
         t = type(stmt)
