@@ -277,35 +277,36 @@ class Statements:
             self.block(orelse, frame)
             return
         rest = body[first:]
+        if all(h and type(h[-1]) is ast.Raise for h in handlers):
+            # every handler raises again: what follows the `try` ran all of it
+            self.block(rest, frame)
+            self.block(orelse, frame)
+            return
+
+        left: list = []  # the names as the run to the end left them (or as a raise did)
+
+        def to_the_end(fr: Frame) -> None:
+            try:
+                self.block(rest, fr)
+            except Abrupt as e:
+                if e.kind == "raise":
+                    left.append(dict(fr.vars))
+                raise
+            left.append(dict(fr.vars))
+            self.block(orelse, fr)
 
         def raised_part_way(fr: Frame) -> None:
-            # a compile the body makes before it raises is made in the state the
-            # run to the end (the first block) made it in, and recorded there
-            recorded = len(self.events)
-            for stmt in rest:
-                # it may have run, or raised before it ended (what it changes in
-                # place is not certain): in a branch of its own
-                start, saved = dict(fr.vars), self.token
-                self.token = self.fork_token()
-                left = False
-                try:
-                    self.block([stmt], fr)
-                except Abrupt:
-                    left = True  # it leaves for certain: the statements after it never run
-                finally:
-                    self.token = saved
-                fr.vars = join_vars(start, fr.vars)  # (at a raise: what it had done by then)
-                if not isinstance(stmt, _SIMPLE_STMTS):
-                    # left part way through: a name it binds may hold a value
-                    # neither from before it nor from after it
-                    for name in _assigned_names([stmt]):
-                        self.assign_name(name, UNKNOWN, fr)
-                if left:
-                    break
-            del self.events[recorded:]
+            # A handler starts from any point of the rest: a name it binds (or a
+            # function it calls rebinds) may hold any of its values. What it
+            # changes in place is already not certain: the run to the end is a
+            # branch of its own.
+            if left:
+                fr.vars = join_vars(fr.vars, left[0])
+            for name in _assigned_names(rest):
+                self.assign_name(name, UNKNOWN, fr)
             self.uncertain(handlers, fr)
 
-        self.uncertain([rest + list(orelse), raised_part_way], frame)
+        self.uncertain([to_the_end, raised_part_way], frame)
 
     def cannot_raise(self, stmt, frame: Frame, lookups: bool = True) -> bool:
         t = type(stmt)
