@@ -247,7 +247,15 @@ def f_while(draw, i):
 def f_try(draw, i):
     d = draw(st.sampled_from(DICTS))
     raise_it = draw(st.booleans())
-    lines = ["try:", "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
+    other = draw(st.sampled_from(DICTS))
+    lines = ["try:", "    " + draw(st.sampled_from((
+        "%s[%s] = %s" % (d, _key(draw), _val(draw)),
+        "%s.update(%s)" % (d, _entries(draw)),
+        "%s.update(%s)" % (d, other),
+        "%s.setdefault(%s, %s)" % (d, _key(draw), _val(draw)),
+        "%s.pop(%s, None)" % (d, _key(draw)),
+        "%s = %s.copy()" % (d, other),
+    )))]
     if raise_it:
         lines += ["    raise %s(\"no device\")" % draw(st.sampled_from(("ValueError", "KeyError", "RuntimeError")))]
     elif draw(st.booleans()):

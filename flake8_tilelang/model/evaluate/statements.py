@@ -318,7 +318,7 @@ class Statements:
             names = [stmt.module] if t is ast.ImportFrom else [a.name for a in stmt.names]
             return all(self.import_assumed(q) for q in names)
         if t is ast.Expr:
-            return type(stmt.value) is ast.Constant  # a docstring
+            return self.safe_expr(stmt.value, frame, lookups)  # a docstring, `CFG.update(DEV)`
         if t is ast.Assign:
             return all(self.safe_target(x, frame, lookups) for x in stmt.targets) and self.safe_expr(stmt.value, frame, lookups)
         if t is ast.AnnAssign:
@@ -356,13 +356,53 @@ class Statements:
             return all(self.safe_expr(x, frame, lookups) for x in (node.test, node.body, node.orelse))
         if lookups and t is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
             obj = self.deref(self.lookup(node.value.id, frame))
-            key = node.slice.value if type(node.slice) is ast.Constant else \
-                self.deref(self.lookup(node.slice.id, frame))
+            key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
             if type(obj) is DictV:
                 return key is not UNKNOWN and hashable(key) and key in obj.entries
             if type(obj) in (tuple, list) and type(key) is int and seq_known(obj):
                 return -len(obj) <= key < len(obj)
+        if lookups and t is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
+                and not node.keywords and all(type(a) is not ast.Starred and self.safe_expr(a, frame)
+                                              for a in node.args):
+            return self.safe_dict_method(node, frame)
         return False
+
+    def safe_dict_method(self, node: ast.Call, frame: Frame) -> bool:
+        """A method of a dict the evaluator holds that cannot raise with these
+        arguments: ``CFG.update(DEV)``, ``CFG.get(K)``, ``CFG.pop(K, None)``."""
+        obj = self.deref(self.lookup(node.func.value.id, frame))
+        if type(obj) is not DictV:
+            return False
+        method, args = node.func.attr, node.args
+        if method in ("copy", "keys", "values", "items", "clear"):
+            return not args
+        if method == "update":
+            if len(args) != 1:
+                return False
+            other = args[0]
+            if type(other) is ast.Dict:
+                return all(_known_key(self, k, frame) for k in other.keys)
+            return type(self.peek(other, frame)) is DictV
+        if not args or len(args) > 2 or not _known_key(self, args[0], frame):
+            return False
+        if method in ("get", "setdefault"):
+            return True
+        return method == "pop" and len(args) == 2
+
+    def peek(self, node, frame: Frame):
+        """The value of a name or of ``NAME[key]`` (a constant or a name as the
+        key) in a dict or sequence the evaluator holds, read without running
+        anything; UNKNOWN otherwise."""
+        if type(node) is ast.Name:
+            return self.deref(self.lookup(node.id, frame))
+        if type(node) is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
+            obj = self.peek(node.value, frame)
+            key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
+            if type(obj) is DictV and key is not UNKNOWN and hashable(key) and key in obj.entries:
+                return self.deref(obj.entries[key][0])
+            if type(obj) in (tuple, list) and type(key) is int and seq_known(obj) and -len(obj) <= key < len(obj):
+                return self.deref(obj[key])
+        return UNKNOWN
 
     def import_assumed(self, q) -> bool:
         """An import taken to succeed: TileLang, TVM, a module of the project."""
@@ -1093,6 +1133,21 @@ _SIMPLE_STMTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Import,
                  ast.FunctionDef, ast.AsyncFunctionDef, ast.Delete, ast.Global, ast.Nonlocal, ast.Raise,
                  ast.Return, ast.Assert)
 _SAFE_LEAVES = (ast.Constant, ast.Name)
+
+
+def _known_key(ev, node, frame: Frame) -> bool:
+    """A dict key that cannot make a dict method raise: a constant, a name
+    holding a hashable value, an attribute (``PassConfigKey.X``), or for
+    ``update`` a name holding a dict."""
+    t = type(node)
+    if t is ast.Constant:
+        return True
+    if t is ast.Attribute:
+        return True
+    if t is ast.Name:
+        value = ev.deref(ev.lookup(node.id, frame))
+        return value is not UNKNOWN and (type(value) is DictV or hashable(value))
+    return False
 
 
 def _assigned_names(stmts) -> set:
