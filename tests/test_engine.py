@@ -1639,3 +1639,49 @@ def test_a_compile_in_a_try_body_is_one_site_however_the_body_ends():
     """)
     compiles = [(s.site.node.lineno, s.config.state(C.AUTO_SYNC)) for s in model.sites]
     assert len(compiles) == 2 and [state for _, state in compiles] == [False, True]
+
+
+AUGMENTED = """
+A = {'s': True}
+ALIAS = A
+A |= {'s': False}
+R1 = ALIAS['s']
+L = [1]
+LA = L
+L += (2, 3)
+R2 = len(LA)
+class Holder:
+    def __init__(self):
+        self.cfg = {'s': True}
+        self.items = [1]
+hd = Holder()
+HA = hd.cfg
+hd.cfg |= {'s': False}
+R3 = HA['s']
+IA = hd.items
+hd.items += [2]
+R4 = len(IA)
+TAB = {'n': {'s': True}, 'l': [1]}
+NA = TAB['n']
+TAB['n'] |= {'s': False}
+R5 = NA['s']
+LB = TAB['l']
+TAB['l'] *= 3
+R6 = len(LB)
+CNT = {'x': 1}
+CNT['x'] += 4
+R7 = CNT['x']
+D = {'s': True}
+DA = D
+D = D | {'s': False}
+R8 = DA['s']
+"""
+
+
+@pytest.mark.parametrize("name", ["R%d" % i for i in range(1, 9)])
+def test_augmented_assignment_changes_dicts_and_lists_in_place(name):
+    # `|=` on a dict and `+=` / `*=` on a list change the object (its aliases
+    # see it) wherever the target is: a name, an attribute, a subscript
+    namespace: dict = {}
+    exec(compile(AUGMENTED, "<aug>", "exec"), namespace)
+    assert _python(model_of(AUGMENTED).resolver.evaluator().final(name)) == namespace[name]

@@ -468,8 +468,17 @@ def f_alias(draw, i):
                                  "copy.copy({'x': %s})['x']" % d, "copy.deepcopy(%s)" % d,
                                  "copy.copy(%s)" % d, "copy.deepcopy([%s, %s])[1]" % (d, d))))
     lines = ["_t%d = {'1': %s, '2': {%s: %s}}" % (i, d, _key(draw), _val(draw))]
-    if draw(st.booleans()):
+    form = draw(st.integers(0, 2))
+    if form == 0:
         lines += ["_p%d = %s" % (i, pick), "_p%d[%s] = %s" % (i, k, v)]
+    elif form == 1:
+        # an augmented assignment through a subscript or an attribute: `|=` changes the
+        # dict in place, so every alias of it (the module's name too) sees the change
+        lines += [draw(st.sampled_from((
+            "_t%d['1'] |= {%s: %s}" % (i, k, v),
+            "_t%d['1'] = _t%d['1'] | {%s: %s}" % (i, i, k, v),
+            "_ns%d = type('NS', (), {})()\n_ns%d.cfg = %s\n_ns%d.cfg |= {%s: %s}" % (i, i, d, i, k, v),
+        )))]
     else:
         lines += ["def _on_%d():" % i, "    %s[%s] = %s" % (d, k, v), "", "",
                   "def _off_%d():" % i, "    pass", "", "",

@@ -4,11 +4,12 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional
 
-from .budget import MAX_UNROLL, MAX_WHILE, Budget
+from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
-    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, MacroV, Module,
+    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, ListV,
+    MacroV, Module,
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
@@ -1064,21 +1065,52 @@ class Statements:
             raise Abrupt("raise")  # KeyError
 
     def augassign(self, node: ast.AugAssign, frame: Frame) -> None:
-        value = self.expr(node.value, frame)
+        """``x op= v`` as Python runs it: the target's container and key
+        first, its current value, then ``v``; a dict ``|=`` and a list ``+=``
+        / ``*=`` change the object in place (every alias of it sees the
+        change) and store it back."""
         target = node.target
-        if isinstance(target, ast.Name):
+        t = type(target)
+        if t is ast.Name:
             current = self.lookup(target.id, frame)
-            if isinstance(node.op, ast.BitOr) and isinstance(current, DictV):
-                self.update(current, value, node.value)  # dict |= is in place
-                return
-            result = self.binop(node.op, current, value)
-            self.assign_name(target.id, result, frame)
-        elif isinstance(target, ast.Subscript):
+        elif t is ast.Subscript:
             obj = self.expr(target.value, frame)
             key = self.expr(target.slice, frame)
-            self.set_item(obj, key, UNKNOWN, target.slice, node.value)
+            current = self.subscript(obj, key) if type(target.slice) is not ast.Slice else UNKNOWN
+        elif t is ast.Attribute:
+            obj = self.expr(target.value, frame)
+            current = self.getattr_(obj, target.attr)
         else:
             self.assign(target, UNKNOWN, frame)
+            return
+        value = self.expr(node.value, frame)
+        current = self.deref(current)
+        op = node.op
+        if type(op) is ast.BitOr and type(current) is DictV:
+            self.update(current, value, node.value)
+            result = current
+        elif type(op) in (ast.Add, ast.Mult) and type(current) is ListV:
+            self.effects += 1
+            taint_links(current)
+            seq = self.iterate(value) if type(op) is ast.Add else None
+            n = self.deref(value) if type(op) is ast.Mult else None
+            if seq is not None and seq_known(current) and self.precise(current) and \
+                    len(current) + len(seq) <= MAX_LEN and self.size(current) + self.size(tuple(seq)) <= MAX_SIZE:
+                current.extend(seq)
+            elif type(n) is int and seq_known(current) and self.precise(current) and \
+                    len(current) * max(n, 0) <= MAX_LEN and self.size(current) * max(n, 1) <= MAX_SIZE:
+                current[:] = list(current) * n
+            else:
+                havoc(current)
+            result = current
+        else:
+            result = self.binop(op, current, value)
+        if t is ast.Name:
+            self.assign_name(target.id, result, frame)
+        elif t is ast.Subscript:
+            self.set_item(obj, key, result, target.slice, node.value)
+        else:
+            self.set_attr(obj, target.attr, result)
 
     def update(self, obj: DictV, other, node) -> None:
         self.effects += 1
