@@ -1685,3 +1685,30 @@ def test_augmented_assignment_changes_dicts_and_lists_in_place(name):
     namespace: dict = {}
     exec(compile(AUGMENTED, "<aug>", "exec"), namespace)
     assert _python(model_of(AUGMENTED).resolver.evaluator().final(name)) == namespace[name]
+
+
+DICT_VIEWS = """
+CFG = {'s': True}
+K = CFG.keys()
+V = CFG.values()
+I = CFG.items()
+CFG['p'] = False
+R1 = len(K)
+R2 = list(V)
+R3 = dict(I)
+R4 = 'p' in K
+R5 = [k for k in K]
+R6 = sorted(K)
+del CFG['s']
+R7 = tuple(K)
+"""
+
+
+@pytest.mark.parametrize("name", ["R%d" % i for i in range(1, 8)])
+def test_dict_views_are_read_where_they_are_used(name):
+    namespace: dict = {}
+    exec(compile(DICT_VIEWS, "<views>", "exec"), namespace)
+    got = _python(model_of(DICT_VIEWS).resolver.evaluator().final(name))
+    assert got is UNKNOWN or got == namespace[name]
+    if name in ("R1", "R4", "R5", "R7"):
+        assert got == namespace[name]

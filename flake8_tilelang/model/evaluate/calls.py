@@ -13,7 +13,7 @@ from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
-    DICT_READS, PENDING, DeferredCallV, EnumMemberV, ListV, NamespaceV,
+    DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
     join, havoc, kernels_of, mklist, plain, seq_known, truth,
@@ -282,6 +282,10 @@ class Calls:
         if t is LazyCallV:
             func = self.deref(func)
             t = type(func)
+        if (t is LibV or t is BoundV and type(func.func) is LibV) and any(type(a) is DictViewV for a in args):
+            # a library reads a dict view it is given where it is called (the dicts it
+            # holds are then among what it was given)
+            args = tuple(self.deref(a) if type(a) is DictViewV else a for a in args)
         if t is LibV:  # the most frequent callee (torch.*, T.*, builtins): tested first
             if func.q == "super":
                 return self.super_(args, kwargs, frame)
@@ -996,13 +1000,8 @@ class Calls:
                     self.del_item(obj, UNKNOWN)
                 return None
             if name in ("keys", "values", "items"):
-                if not obj.complete:
-                    return UNKNOWN
-                if name == "keys":
-                    return tuple(obj.entries)
-                if name == "values":
-                    return tuple(e[0] for e in obj.entries.values())
-                return tuple((k, e[0]) for k, e in obj.entries.items())
+                # a live view: what it holds is read where it is used
+                return DictViewV(obj, name) if not args and not kwargs else UNKNOWN
             if name in ("popitem",):
                 self.del_item(obj, UNKNOWN)
                 return UNKNOWN

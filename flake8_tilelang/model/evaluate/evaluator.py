@@ -15,7 +15,7 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, PLAIN, BoundV, DictV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc, havoc_deep, join_vars,
+    JOINED, PLAIN, BoundV, DictV, DictViewV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc, havoc_deep, join_vars,
     reachable,
 )
 from .answers import Answers
@@ -219,6 +219,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         never read if nothing uses what it returns)."""
         t = type(value)
         if t is not LazyCallV and t is not ImportV:  # most values: as they are
+            if t is DictViewV:
+                return value.now()  # a dict view: the dict as it is now
             return value
         if isinstance(value, LazyCallV):
             if value.result is PENDING:

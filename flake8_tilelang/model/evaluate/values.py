@@ -98,6 +98,27 @@ class DictV:
         return DictV(token, dict(self.entries), self.complete)
 
 
+class DictViewV:
+    """``d.keys()`` / ``d.values()`` / ``d.items()``: a live view, read as
+    the dict is when it is used (``Evaluator.deref`` makes the tuple)."""
+
+    __slots__ = ("d", "kind")
+
+    def __init__(self, d: "DictV", kind: str):
+        self.d = d
+        self.kind = kind
+
+    def now(self):
+        d = self.d
+        if not d.complete:
+            return UNKNOWN
+        if self.kind == "keys":
+            return tuple(d.entries)
+        if self.kind == "values":
+            return tuple(e[0] for e in d.entries.values())
+        return tuple((k, e[0]) for k, e in d.entries.items())
+
+
 class FuncV:
     __slots__ = ("fn", "closure", "defaults", "ev", "kind", "home")
 
