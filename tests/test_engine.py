@@ -1567,7 +1567,7 @@ def _python(value):
             return UNKNOWN
         out = {k: _python(e[0]) for k, e in value.entries.items()}
         return UNKNOWN if any(v is UNKNOWN for v in out.values()) else out
-    return export(value)
+    return export(value) if type(value).__name__ != "DictViewV" else UNKNOWN
 
 
 TRY_FORMS = {

@@ -10,7 +10,7 @@ from ... import constants as C
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits, size_of
 from .frames import Abrupt, Frame
 from .values import (
-    MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
+    MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS,
@@ -325,6 +325,8 @@ class Expressions:
         return UNKNOWN
 
     def subscript(self, obj, key):
+        if type(obj) is DictViewV:
+            return UNKNOWN  # a view is not subscriptable (TypeError)
         obj = self.deref(obj)
         key = self.deref(key)
         if type(obj) is LibV and obj.q == "sys.modules":
@@ -357,6 +359,8 @@ class Expressions:
         return UNKNOWN
 
     def binop(self, op, a, b):
+        if type(a) is DictViewV or type(b) is DictViewV:
+            return UNKNOWN  # set operations of views, not those of the tuples they read as
         a, b = self.deref(a), self.deref(b)
         result = self._binop(op, a, b)
         if result is UNKNOWN and a is not UNKNOWN and b is not UNKNOWN:
@@ -402,9 +406,15 @@ class Expressions:
         return value if size_of(value, self.sizes) <= MAX_SIZE else UNKNOWN
 
     def compare(self, node: ast.Compare, frame: Frame):
-        left = self.deref(self.expr(node.left, frame))
+        left = self.expr(node.left, frame)
+        if type(left) is DictViewV:
+            return UNKNOWN  # a view compares as a set (keys, items) or by identity (values)
+        left = self.deref(left)
         for op, right_node in zip(node.ops, node.comparators):
-            right = self.deref(self.expr(right_node, frame))
+            right = self.expr(right_node, frame)
+            if type(right) is DictViewV and not isinstance(op, (ast.In, ast.NotIn)):
+                return UNKNOWN
+            right = self.deref(right)
             if isinstance(op, (ast.Is, ast.IsNot)):
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
