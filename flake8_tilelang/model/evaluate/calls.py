@@ -197,7 +197,8 @@ class Calls:
                 value = self.deref(value)
                 if isinstance(value, DictV) and all(isinstance(k, str) for k in value.entries):
                     for k, e in value.entries.items():
-                        kwargs[k] = (e[0], e[2] if e[2] is not None else kw.value)
+                        # a key the dict may lack: the parameter's default or this value
+                        kwargs[k] = (UNKNOWN if value.maybe_absent(k) else e[0], e[2] if e[2] is not None else kw.value)
                     if not value.complete:
                         kwargs[KW_UNKNOWN] = (UNKNOWN, kw.value)
                 else:
@@ -512,7 +513,7 @@ class Calls:
         tt = type(target)
         if not (tt is FuncV or tt is LambdaV or (tt is BoundV and type(target.func) is FuncV)):
             return
-        if not seq_known(pos) or type(named) is not DictV or not named.complete \
+        if not seq_known(pos) or type(named) is not DictV or not named.exact() \
                 or not all(type(k) is str for k in named.entries):
             self.escape((target,), calls=True)  # arguments not told: as any kept function
             return
@@ -955,9 +956,11 @@ class Calls:
                 key = args[0]
                 if key is UNKNOWN or not hashable(key):
                     return UNKNOWN
+                default = args[1] if len(args) > 1 else None
                 if key in obj.entries:
-                    return obj.entries[key][0]
-                return (args[1] if len(args) > 1 else None) if obj.complete else UNKNOWN
+                    value = obj.entries[key][0]
+                    return join(value, default) if obj.maybe_absent(key) else value
+                return default if obj.complete else UNKNOWN
             if name == "update":
                 for a in args:
                     self.update(obj, a, node)
@@ -973,8 +976,12 @@ class Calls:
                     obj.complete = False
                     return UNKNOWN
                 if key in obj.entries:
-                    if obj.entries[key][0] is UNKNOWN and not self.precise(obj):
-                        pass
+                    if obj.maybe_absent(key):
+                        # there (its value) or not (set to the default now)
+                        entry = obj.entries[key]
+                        value = join(entry[0], default)
+                        self.set_item(obj, key, value, entry[1], entry[2])
+                        return value
                     return obj.entries[key][0]
                 if not obj.complete:
                     self.set_item(obj, key, UNKNOWN, node, None)
@@ -990,12 +997,17 @@ class Calls:
                         return args[1]
                     raise Abrupt("raise")  # KeyError
                 value = obj.entries[key][0] if hashable(key) and key in obj.entries else UNKNOWN
+                if value is not UNKNOWN and obj.maybe_absent(key):
+                    value = join(value, args[1]) if len(args) > 1 else UNKNOWN  # or a KeyError
+                    self.del_item(obj, key)
+                    return value
                 self.del_item(obj, key)
                 return value
             if name == "clear":
                 if self.precise(obj):
                     obj.entries.clear()
                     obj.complete = True
+                    obj.loose = None
                 else:
                     self.del_item(obj, UNKNOWN)
                 return None
@@ -1016,6 +1028,8 @@ class Calls:
             return UNKNOWN
         if kind == "list" and isinstance(obj, list):
             if not seq_known(obj):
+                if name in ("append", "extend", "insert"):
+                    self.escape(args)  # in it now, maybe: read back as unknown
                 return UNKNOWN
             if name == "append" and len(args) == 1 and self.precise(obj) and len(obj) < MAX_LEN \
                     and self.size(obj) + self.size(args[0]) <= MAX_SIZE:
@@ -1043,6 +1057,8 @@ class Calls:
                 elif name in ("clear", "reverse") and not args:
                     getattr(obj, name)()
                     return None
+            if name in ("append", "extend", "insert"):
+                self.escape(args)  # in it now, maybe: read back as unknown
             havoc(obj)  # anything may have happened to it
             return UNKNOWN
         if kind == "str" and isinstance(obj, str):

@@ -424,8 +424,10 @@ def _frozen(value, budget: list, depth: int):
         budget[0] -= len(value.entries) + 1
         if budget[0] < 0:
             return UNKNOWN
-        return DictV(value.token, {key: (_frozen(entry[0], budget, depth + 1),) + tuple(entry[1:])
-                                   for key, entry in value.entries.items()}, value.complete)
+        out = DictV(value.token, {key: (_frozen(entry[0], budget, depth + 1),) + tuple(entry[1:])
+                                  for key, entry in value.entries.items()}, value.complete)
+        out.loose = set(value.loose) if value.loose else None
+        return out
     if t is ListV or t is tuple:
         budget[0] -= len(value) + 1
         if budget[0] < 0:

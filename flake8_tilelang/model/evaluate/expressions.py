@@ -13,7 +13,7 @@ from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, seq_known, spoil,
-    truth, havoc, CachedV, SuperV, MUTATORS,
+    truth, havoc, CachedV, SuperV, MUTATORS, merge_entries, lost,
 )
 
 _MUTATING_METHODS = MUTATORS | {"__ior__", "__dict__"}
@@ -231,11 +231,12 @@ class Expressions:
     def merge_into(self, result: DictV, other) -> None:
         other = self.deref(other)
         if isinstance(other, DictV):
-            result.entries.update(other.entries)
+            merge_entries(result, other)
             if not other.complete:
                 result.complete = False
                 for k, e in list(result.entries.items()):
                     if k not in other.entries:
+                        lost(e[0])
                         result.entries[k] = (UNKNOWN,) + tuple(e[1:])
         else:
             spoil(result)
@@ -341,7 +342,9 @@ class Expressions:
             entry = obj.entries.get(key)
             if entry is None and obj.complete:
                 raise Abrupt("raise")  # KeyError
-            return entry[0] if entry is not None else UNKNOWN
+            if entry is None or obj.maybe_absent(key):
+                return UNKNOWN  # there with any value, or maybe not there (KeyError)
+            return entry[0]
         if isinstance(obj, ClassV) and obj.kind == "enum" and not obj.opaque and isinstance(key, str):
             return obj.members.get(key, UNKNOWN)  # Mode["EXPERT"]
         if isinstance(obj, (tuple, list, str)) and (isinstance(obj, str) or seq_known(obj)):
@@ -433,6 +436,8 @@ class Expressions:
                 if not hashable(left) or left is UNKNOWN:
                     return UNKNOWN
                 if left in right.entries:
+                    if right.maybe_absent(left):
+                        return UNKNOWN
                     ok = True
                 elif right.complete:
                     ok = False

@@ -271,6 +271,7 @@ class Library:
                 raise _NotCopied()
             if t is DictV:
                 out = DictV(self.token, {}, v.complete)
+                out.loose = set(v.loose) if v.loose else None
                 memo[id(v)] = out
                 for k, e in v.entries.items():
                     out.entries[k] = (dup(e[0], depth + 1) if deep else e[0],) + tuple(e[1:])
@@ -435,7 +436,7 @@ class Library:
             a = args[0]
             if isinstance(a, str) or seq_known(a):
                 return len(a)
-            if isinstance(a, DictV) and a.complete:
+            if isinstance(a, DictV) and a.exact():
                 return len(a.entries)
             return UNKNOWN
         if q == "range" and 1 <= len(args) <= 3 and all(type(a) is int for a in args):

@@ -13,7 +13,7 @@ from .values import (
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
-    MUTATORS, equal_refs, hashable, havoc, join, join_vars, mklist, seq_known, taint_links, truth,
+    MUTATORS, equal_refs, hashable, havoc, join, lost, join_vars, mklist, seq_known, taint_links, truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -285,10 +285,14 @@ class Statements:
             return
 
         left: list = []  # the names as the run to the end left them (or as a raise did)
+        names = _assigned_names(rest)
+        held: list = []  # what those names held after each statement of the rest
 
         def to_the_end(fr: Frame) -> None:
             try:
-                self.block(rest, fr)
+                for stmt in rest:
+                    self.stmt(stmt, fr)
+                    held.extend(fr.vars.get(n) for n in names)
             except Abrupt as e:
                 if e.kind == "raise":
                     left.append(dict(fr.vars))
@@ -298,12 +302,14 @@ class Statements:
 
         def raised_part_way(fr: Frame) -> None:
             # A handler starts from any point of the rest: a name it binds (or a
-            # function it calls rebinds) may hold any of its values. What it
-            # changes in place is already not certain: the run to the end is a
-            # branch of its own.
+            # function it calls rebinds) may hold any of its values, and what it
+            # held may be changed through it later. What the rest changes in place
+            # is already not certain: the run to the end is a branch of its own.
+            for value in held + [fr.vars.get(n) for n in names] + [v.get(n) for v in left for n in names]:
+                lost(value)
             if left:
                 fr.vars = join_vars(fr.vars, left[0])
-            for name in _assigned_names(rest):
+            for name in names:
                 self.assign_name(name, UNKNOWN, fr)
             self.uncertain(handlers, fr)
 
@@ -607,7 +613,7 @@ class Statements:
             seq = list({id(m): m for m in value.members.values()}.values())  # aliases once
         elif isinstance(value, (tuple, list, str)):
             seq = list(value)
-        elif isinstance(value, DictV) and value.complete:
+        elif isinstance(value, DictV) and value.exact():
             seq = list(value.entries)
         else:
             return None
@@ -951,7 +957,8 @@ class Statements:
                 obj.attrs[name] = join(obj.attrs.get(name, UNKNOWN), value)
             taint_links(obj, name)
         elif isinstance(obj, ClassV):
-            obj.attrs[name] = value if self.token == 0 else UNKNOWN
+            # in a branch that may not run: the old value or this one
+            obj.attrs[name] = value if self.token == 0 else join(obj.attrs.get(name, UNKNOWN), value)
             obj.members.pop(name, None)
         elif isinstance(obj, Module) and obj.ev.module_frame is not None:
             module_vars = obj.ev.module_frame.vars
@@ -1006,15 +1013,23 @@ class Statements:
                 obj.complete = False
                 for k, e in list(obj.entries.items()):
                     if e[0] is not value:
+                        lost(e[0])
                         obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
                 self.escape((value,))  # read back later through a key not known
                 return
             if self.precise(obj):
                 obj.entries[key] = (value, key_node, value_node, self.filename)
+                obj.make_certain(key)
             else:
                 old = obj.entries.get(key)
+                if old is None or old[0] is not value:
+                    # the old value or this one: read back later as unknown
+                    lost(old[0] if old is not None else None)
+                    self.escape((value,))
                 obj.entries[key] = (UNKNOWN if old is None or old[0] is not value else value,
                                     key_node, value_node, self.filename)
+                if old is None:
+                    obj.make_loose(key)  # a store that may not run: maybe there
         elif isinstance(obj, list):
             if type(key) is int and self.precise(obj) and seq_known(obj):
                 if -len(obj) <= key < len(obj):
@@ -1054,13 +1069,17 @@ class Statements:
         if key is UNKNOWN or not hashable(key):
             obj.complete = False
             for k, e in list(obj.entries.items()):
+                lost(e[0])
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
             return
         if key in obj.entries:
             if self.precise(obj):
                 del obj.entries[key]
+                obj.make_certain(key)
             else:
+                lost(obj.entries[key][0])
                 obj.entries[key] = (UNKNOWN,) + tuple(obj.entries[key][1:])
+                obj.make_loose(key)  # a `del` that may not run: maybe gone
         elif obj.complete:
             raise Abrupt("raise")  # KeyError
 
@@ -1105,6 +1124,11 @@ class Statements:
             result = current
         else:
             result = self.binop(op, current, value)
+            if (current is UNKNOWN or type(current) is InstanceV) and \
+                    (type(op) is ast.BitOr or type(self.deref(value)) in (ListV, tuple, DictV)):
+                # `x |= b`, `x += [...]` on a value not known may change, in place, the
+                # dict or list (or object with its own __ior__) it is; `n += 1` cannot
+                self.changed_unknown(current)
         if t is ast.Name:
             self.assign_name(target.id, result, frame)
         elif t is ast.Subscript:
@@ -1118,6 +1142,15 @@ class Statements:
         other = self.deref(other)
         if isinstance(other, DictV):
             for key, entry in other.entries.items():
+                if other.maybe_absent(key):
+                    # copied or not: the value it had, or this one
+                    old = obj.entries.get(key)
+                    had = old is not None and not obj.maybe_absent(key)
+                    value = join(old[0], entry[0]) if old is not None else entry[0]
+                    self.set_item(obj, key, value, entry[1], entry[2])
+                    if not had:
+                        obj.make_loose(key)
+                    continue
                 self.set_item(obj, key, entry[0], entry[1], entry[2])
                 if self.precise(obj):
                     obj.entries[key] = entry
@@ -1125,10 +1158,12 @@ class Statements:
                 obj.complete = False
                 for k, e in list(obj.entries.items()):
                     if k not in other.entries:
+                        lost(e[0])
                         obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
         else:
             obj.complete = False
             for k, e in list(obj.entries.items()):
+                lost(e[0])
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
 
 

@@ -83,7 +83,7 @@ class DictV:
     """A dict: key -> (value, key node, value node, filename). ``complete``
     False when some keys are unknown. ``token`` is the branch it was made in."""
 
-    __slots__ = ("entries", "complete", "token", "links")
+    __slots__ = ("entries", "complete", "token", "links", "loose")
 
     def __init__(self, token: int, entries=None, complete: bool = True):
         self.entries: Dict[object, tuple] = entries if entries is not None else {}
@@ -93,9 +93,32 @@ class DictV:
         # `cfg = DEV if x else EXP` is one of the two, so a change to any of
         # them may be a change to the others (see taint_links)
         self.links: Optional[list] = None
+        # keys of ``entries`` that may be absent (`{} if x else {K: False}`, a
+        # store or a `del` that may not run); their values are False, 0 or
+        # unknown, which a PassContext reads as it reads an absent switch
+        self.loose: Optional[set] = None
 
     def copy(self, token: int) -> "DictV":
-        return DictV(token, dict(self.entries), self.complete)
+        out = DictV(token, dict(self.entries), self.complete)
+        if self.loose:
+            out.loose = set(self.loose)
+        return out
+
+    def maybe_absent(self, key) -> bool:
+        return self.loose is not None and key in self.loose
+
+    def exact(self) -> bool:
+        """Its keys are known: no other key, none that may be absent."""
+        return self.complete and not self.loose
+
+    def make_loose(self, key) -> None:
+        if self.loose is None:
+            self.loose = set()
+        self.loose.add(key)
+
+    def make_certain(self, key) -> None:
+        if self.loose is not None:
+            self.loose.discard(key)
 
 
 class DictViewV:
@@ -110,7 +133,7 @@ class DictViewV:
 
     def now(self):
         d = self.d
-        if not d.complete:
+        if not d.exact():
             return UNKNOWN
         if self.kind == "keys":
             return tuple(d.entries)
@@ -477,9 +500,9 @@ def truth(value):
     if isinstance(value, (tuple, list)):
         return bool(value) if seq_known(value) else UNKNOWN
     if isinstance(value, DictV):
-        if value.entries:
+        if value.entries and (not value.loose or any(k not in value.loose for k in value.entries)):
             return True
-        return False if value.complete else UNKNOWN
+        return False if value.complete and not value.entries else UNKNOWN
     if isinstance(value, (FuncV, ClassV, KernelV, JitV, JitDecoV, PartialV, BadKey, LambdaV)):
         return True
     return UNKNOWN
@@ -493,18 +516,25 @@ def join(a, b):
         return a if type(a) is type(b) and a == b else UNKNOWN
     if isinstance(a, DictV) and isinstance(b, DictV):
         entries = {}
+        loose = set()
         for key in list(a.entries) + [k for k in b.entries if k not in a.entries]:
             ea, eb = a.entries.get(key), b.entries.get(key)
             src = ea or eb
             if ea is not None and eb is not None:
                 value = join(ea[0], eb[0])
+                if a.maybe_absent(key) or b.maybe_absent(key):
+                    loose.add(key)
             else:
                 other, present = (b, ea) if ea is not None else (a, eb)
                 # absent from a complete dict is off: keeps a False that both mean
+                # (for a PassContext; for Python the key may be absent)
                 value = present[0] if other.complete and present[0] in (False, 0) \
                     and type(present[0]) in (bool, int) else UNKNOWN
+                loose.add(key)
             entries[key] = (value,) + tuple(src[1:])
-        return _linked(DictV(min(a.token, b.token), entries, a.complete and b.complete), a, b)
+        joined = DictV(min(a.token, b.token), entries, a.complete and b.complete)
+        joined.loose = loose or None
+        return _linked(joined, a, b)
     if seq_known(a) and seq_known(b) and type(a) is type(b) and len(a) == len(b):
         items = [join(x, y) for x, y in zip(a, b)]
         return tuple(items) if isinstance(a, tuple) else _linked(mklist(items, min(a.token, b.token)), a, b)
@@ -576,12 +606,15 @@ def havoc(value) -> bool:
         if value.spoiled:
             return False
         value.spoiled = True
+        for item in value:
+            lost(item)
         taint_links(value)
         return True
     if isinstance(value, InstanceV):
         if value.opaque and all(v is UNKNOWN for v in value.attrs.values()):
             return False
         for name in list(value.attrs):
+            lost(value.attrs[name])
             value.attrs[name] = UNKNOWN
         value.opaque = True
         taint_links(value)
@@ -621,17 +654,23 @@ def taint_links(obj, key=MISSING) -> None:
             if other.links:
                 stack.extend(o for up, o in other.links if up is direction)
             if type(other) is ListV:
+                if not other.spoiled:
+                    for item in other:
+                        lost(item)
                 other.spoiled = True
             elif type(other) is InstanceV:
                 if type(key) is str:
+                    lost(other.attrs.get(key))
                     other.attrs[key] = UNKNOWN  # set there too, maybe: now there, with any value
                 else:
                     for name in list(other.attrs):
+                        lost(other.attrs[name])
                         other.attrs[name] = UNKNOWN
                     other.opaque = True
             elif key is not MISSING and key is not UNKNOWN and hashable(key):
                 entry = other.entries.get(key)
                 if entry is not None:
+                    lost(entry[0])
                     other.entries[key] = (UNKNOWN,) + tuple(entry[1:])
                 elif other.complete:
                     other.complete = False  # the key may be there now, with any value
@@ -642,6 +681,7 @@ def taint_links(obj, key=MISSING) -> None:
 def _spoil_only(d: DictV) -> None:
     d.complete = False
     for k, e in list(d.entries.items()):
+        lost(e[0])
         d.entries[k] = (UNKNOWN,) + tuple(e[1:])
 
 
@@ -697,6 +737,36 @@ def havoc_deep(*values) -> bool:
 # so a change made through an unknown value reaches them (see
 # Evaluator.touch_unknown). Emptied when a model is built.
 JOINED: list = []
+
+_HOLDERS = None  # the container types `lost` keeps (set below, once the classes exist)
+
+
+def lost(value) -> None:
+    """``value`` was in a container whose content is now unknown (an entry
+    overwritten with an unknown value, a list spoiled): a read of that
+    container may give it back, so a change made through an unknown value
+    may reach it."""
+    t = type(value)
+    if (t is DictV or t is ListV or t is InstanceV or t is FuncV or t is LambdaV or t is BoundV
+            or (t is tuple and any(type(v) in (DictV, ListV, InstanceV) for v in value))) and len(JOINED) < 4096:
+        JOINED.append(value)
+
+
+def merge_entries(result: DictV, other: DictV, set_item=None) -> None:
+    """``result.update(other)`` (``{**result, **other}``) for the keys of a
+    known dict: a key ``other`` may lack leaves ``result``'s value, or
+    ``other``'s."""
+    for key, entry in other.entries.items():
+        if other.loose is not None and key in other.loose:
+            old = result.entries.get(key)
+            had = old is not None and not result.maybe_absent(key)
+            value = join(old[0], entry[0]) if old is not None else entry[0]
+            result.entries[key] = (value,) + tuple((old if had else entry)[1:])
+            if not had:
+                result.make_loose(key)
+        else:
+            result.entries[key] = entry
+            result.make_certain(key)
 
 
 def spoil(d: DictV) -> None:
