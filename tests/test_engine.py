@@ -1608,6 +1608,9 @@ TRY_FORMS = {
         "PRESETS = {'a': {'s': True}, 'b': {'p': True}}\nR = {'s': False}\nfor name in ('a', 'b'):\n"
         "    try:\n        R.update(PRESETS[name])\n        R.setdefault('q', 1)\n        R.pop('zz', None)\n"
         "    except KeyError:\n        break\n", {'s': True, 'p': True, 'q': 1}),
+    "handler_that_continues_before_raising": (
+        "R = {}\nfor name in ('a', 'b'):\n    try:\n        int(name)\n        R[name] = True\n"
+        "    except ValueError:\n        if name:\n            continue\n        raise\n", {}),
     "imports_of_tilelang_are_taken_to_succeed": (
         "try:\n    import tilelang\n    R = 'tilelang'\nexcept ImportError:\n    R = None\n", "tilelang"),
 }

@@ -278,7 +278,7 @@ class Statements:
             self.block(orelse, frame)
             return
         rest = body[first:]
-        if all(h and type(h[-1]) is ast.Raise for h in handlers):
+        if all(_always_raises(h) for h in handlers):
             # every handler raises again: what follows the `try` ran all of it
             self.block(rest, frame)
             self.block(orelse, frame)
@@ -1200,6 +1200,14 @@ _SIMPLE_STMTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Import,
                  ast.FunctionDef, ast.AsyncFunctionDef, ast.Delete, ast.Global, ast.Nonlocal, ast.Raise,
                  ast.Return, ast.Assert)
 _SAFE_LEAVES = (ast.Constant, ast.Name)
+_LEAVES_BLOCK = (ast.Break, ast.Continue, ast.Return)
+
+
+def _always_raises(body) -> bool:
+    """A handler that ends in ``raise`` and has no ``break`` / ``continue`` /
+    ``return`` on the way: nothing after the ``try`` runs from it."""
+    return bool(body) and type(body[-1]) is ast.Raise and \
+        not any(isinstance(n, _LEAVES_BLOCK) for stmt in body for n in ast.walk(stmt))
 
 
 def _known_key(ev, node, frame: Frame) -> bool:
