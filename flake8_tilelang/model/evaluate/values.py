@@ -738,9 +738,6 @@ def havoc_deep(*values) -> bool:
 # Evaluator.touch_unknown). Emptied when a model is built.
 JOINED: list = []
 
-_HOLDERS = None  # the container types `lost` keeps (set below, once the classes exist)
-
-
 def lost(value) -> None:
     """``value`` was in a container whose content is now unknown (an entry
     overwritten with an unknown value, a list spoiled): a read of that
@@ -752,7 +749,7 @@ def lost(value) -> None:
         JOINED.append(value)
 
 
-def merge_entries(result: DictV, other: DictV, set_item=None) -> None:
+def merge_entries(result: DictV, other: DictV) -> None:
     """``result.update(other)`` (``{**result, **other}``) for the keys of a
     known dict: a key ``other`` may lack leaves ``result``'s value, or
     ``other``'s."""
