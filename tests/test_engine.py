@@ -2,6 +2,7 @@
 is not exact it says unknown. Each test pins a construct to what CPython
 does, or to UNKNOWN."""
 import ast
+import sys
 import textwrap
 
 import pytest
@@ -291,14 +292,7 @@ def test_enum_members_as_enummeta_makes_them():
         E1 = Loose.X is Loose.Y
         E2 = Own.X == Own.Y
         F1 = Mode.DEV is None
-        G1 = "match"
-        match Mode.DEVELOPER:
-            case Mode.EXP:
-                G1 = "exp"
-            case Mode.DEV:
-                G1 = "dev"
-            case _:
-                G1 = "none"
+        G1 = "dev" if Mode.DEVELOPER is Mode.DEV else "exp"
     """
     model = model_of(body)
     ev = model.resolver.evaluator()
@@ -1532,6 +1526,36 @@ def test_two_instances_joined_keep_what_they_agree_on_and_stay_linked():
     """
     got = {n: final(body, n) for n in ("PLAN", "SYNC", "A_PLAN", "B_SYNC", "A_CFG")}
     assert got == {"PLAN": True, "SYNC": UNKNOWN, "A_PLAN": UNKNOWN, "B_SYNC": False, "A_CFG": UNKNOWN}
+
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="`match` is Python 3.10+")
+def test_match_cases_on_enum_members():
+    body = """
+        import enum
+
+        class Mode(enum.Enum):
+            DEV = 1
+            DEVELOPER = 1
+            EXP = 2
+
+        G1 = "match"
+        match Mode.DEVELOPER:
+            case Mode.EXP:
+                G1 = "exp"
+            case Mode.DEV:
+                G1 = "dev"
+            case _:
+                G1 = "none"
+        G2 = "match"
+        match None:
+            case Mode.EXP:
+                G2 = "exp"
+            case None:
+                G2 = "none"
+    """
+    ev = model_of(body).resolver.evaluator()
+    assert export(ev.final("G1")) == "dev" and export(ev.final("G2")) == "none"
 
 
 REDUCE_FORMS = {

@@ -11,6 +11,8 @@ FORMS); `programs(exclude=...)` leaves forms out.
 """
 from __future__ import annotations
 
+import sys
+
 from hypothesis import strategies as st
 
 SWITCH_NAMES = (
@@ -583,7 +585,7 @@ def f_enum(draw, i):
         "_sel in {%s: 0}" % values[2],
     )))
     lines.append("_sel = _Mode%d.%s" % (i, member))
-    if draw(st.booleans()):
+    if sys.version_info < (3, 10) or draw(st.booleans()):  # `match` is Python 3.10+
         lines += ["if %s:" % test,
                   "    %s[%s] = %s" % (d, _key(draw), _val(draw))]
     else:
