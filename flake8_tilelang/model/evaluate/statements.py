@@ -160,7 +160,7 @@ class Statements:
 
             def run_exit(ending):
                 self.call_value(leave, (value, None, None, None), {}, node, self.module_frame)
-            return contexts, run_exit, True, UNKNOWN
+            return contexts, run_exit, _may_swallow(leave.fn.node), UNKNOWN
         return None
 
     def generator_exit(self, gen_ev, exit_code, node):
@@ -1201,6 +1201,21 @@ _SIMPLE_STMTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Import,
                  ast.Return, ast.Assert)
 _SAFE_LEAVES = (ast.Constant, ast.Name)
 _LEAVES_BLOCK = (ast.Break, ast.Continue, ast.Return)
+
+
+def _may_swallow(exit_def) -> bool:
+    """Whether an ``__exit__`` may end an exception: it returns a value that
+    may be true (one that returns nothing, None or False never does)."""
+    stack = list(exit_def.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Return) and n.value is not None and \
+                not (isinstance(n.value, ast.Constant) and n.value.value in (None, False)):
+            return True
+        stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _always_raises(body) -> bool:
