@@ -987,4 +987,19 @@ with overridden(CFG, PassConfigKey.TL_ASCEND_AUTO_SYNC, False) as inner:
     k1 = tilelang.compile(build(64), pass_configs=inner)
 k2 = tilelang.compile(build(64), pass_configs=CFG)
 """, None),
+    Case("key_popped_in_a_suppress_body_then_read_in_a_try", """
+import contextlib
+
+BASE = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+SEEN = {PassConfigKey.TL_ASCEND_AUTO_CV_SYNC: True}
+with contextlib.suppress(KeyError):
+    SEEN.pop(PassConfigKey.TL_ASCEND_AUTO_CV_SYNC)   # may raise: the key may be gone or not
+    BASE[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+try:
+    _seen = SEEN["tl.ascend_auto_cross_core_sync"]  # a KeyError where the module runs
+    BASE[PassConfigKey.TL_ASCEND_AUTO_SYNC] = True
+except KeyError:
+    BASE[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
+k1 = tilelang.compile(build(64), pass_configs=BASE)
+""", None),
 ]

@@ -365,7 +365,7 @@ class Statements:
             obj = self.deref(self.lookup(node.value.id, frame))
             key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
             if type(obj) is DictV:
-                return key is not UNKNOWN and hashable(key) and key in obj.entries
+                return key is not UNKNOWN and hashable(key) and key in obj.entries and not obj.maybe_absent(key)
             if type(obj) in (tuple, list) and type(key) is int and seq_known(obj):
                 return -len(obj) <= key < len(obj)
         if lookups and t is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
@@ -405,7 +405,8 @@ class Statements:
         if type(node) is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
             obj = self.peek(node.value, frame)
             key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
-            if type(obj) is DictV and key is not UNKNOWN and hashable(key) and key in obj.entries:
+            if type(obj) is DictV and key is not UNKNOWN and hashable(key) and key in obj.entries \
+                    and not obj.maybe_absent(key):
                 return self.deref(obj.entries[key][0])
             if type(obj) in (tuple, list) and type(key) is int and seq_known(obj) and -len(obj) <= key < len(obj):
                 return self.deref(obj[key])
