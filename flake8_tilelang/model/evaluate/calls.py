@@ -283,10 +283,13 @@ class Calls:
         if t is LazyCallV:
             func = self.deref(func)
             t = type(func)
-        if (t is LibV or t is BoundV and type(func.func) is LibV) and any(type(a) is DictViewV for a in args):
-            # a library reads a dict view it is given where it is called (the dicts it
-            # holds are then among what it was given)
-            args = tuple(self.deref(a) if type(a) is DictViewV else a for a in args)
+        if t is LibV or t is BoundV and type(func.func) is LibV:
+            for a in args:
+                if type(a) is DictViewV:
+                    # a library reads a dict view it is given where it is called (the
+                    # dicts it holds are then among what it was given)
+                    args = tuple(self.deref(a) if type(a) is DictViewV else a for a in args)
+                    break
         if t is LibV:  # the most frequent callee (torch.*, T.*, builtins): tested first
             if func.q == "super":
                 return self.super_(args, kwargs, frame)
