@@ -364,10 +364,7 @@ class Statements:
         if lookups and t is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
             obj = self.deref(self.lookup(node.value.id, frame))
             key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
-            if type(obj) is DictV:
-                return key is not UNKNOWN and hashable(key) and key in obj.entries and not obj.maybe_absent(key)
-            if type(obj) in (tuple, list) and type(key) is int and seq_known(obj):
-                return -len(obj) <= key < len(obj)
+            return _lookup_succeeds(obj, key)
         if lookups and t is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
                 and not node.keywords and all(type(a) is not ast.Starred and self.safe_expr(a, frame)
                                               for a in node.args):
@@ -405,11 +402,8 @@ class Statements:
         if type(node) is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
             obj = self.peek(node.value, frame)
             key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
-            if type(obj) is DictV and key is not UNKNOWN and hashable(key) and key in obj.entries \
-                    and not obj.maybe_absent(key):
-                return self.deref(obj.entries[key][0])
-            if type(obj) in (tuple, list) and type(key) is int and seq_known(obj) and -len(obj) <= key < len(obj):
-                return self.deref(obj[key])
+            if _lookup_succeeds(obj, key):
+                return self.deref(obj.entries[key][0] if type(obj) is DictV else obj[key])
         return UNKNOWN
 
     def import_assumed(self, q) -> bool:
@@ -774,7 +768,10 @@ class Statements:
         auto = set()
         for stmt in node.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                    and isinstance(stmt.value, ast.Call) and not stmt.value.args and not stmt.value.keywords:
+                    and isinstance(stmt.value, ast.Call) and not stmt.value.args and not stmt.value.keywords \
+                    and isinstance(stmt.value.func, (ast.Name, ast.Attribute)) \
+                    and isinstance(getattr(stmt.value.func, "value", None), (ast.Name, type(None))):
+                # `auto()` / `enum.auto()`: a name read again (nothing runs)
                 callee = self.deref(self.expr(stmt.value.func, frame))
                 if isinstance(callee, LibV) and callee.q == "enum.auto":
                     auto.add(stmt.targets[0].id)
@@ -1145,9 +1142,7 @@ class Statements:
             for key, entry in other.entries.items():
                 if other.maybe_absent(key):
                     # copied or not: the value it had, or this one
-                    old = obj.entries.get(key)
-                    had = old is not None and not obj.maybe_absent(key)
-                    value = join(old[0], entry[0]) if old is not None else entry[0]
+                    value, had = obj.updated_by_maybe(key, entry)
                     self.set_item(obj, key, value, entry[1], entry[2])
                     if not had:
                         obj.make_loose(key)
@@ -1196,10 +1191,6 @@ def _join_all(states: list) -> dict:
 _MUTATORS = MUTATORS
 
 
-# statements that bind what they bind at once (an assignment, an import, a def)
-_SIMPLE_STMTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Import, ast.ImportFrom, ast.Pass,
-                 ast.FunctionDef, ast.AsyncFunctionDef, ast.Delete, ast.Global, ast.Nonlocal, ast.Raise,
-                 ast.Return, ast.Assert)
 _SAFE_LEAVES = (ast.Constant, ast.Name)
 _LEAVES_BLOCK = (ast.Break, ast.Continue, ast.Return)
 
@@ -1224,6 +1215,15 @@ def _always_raises(body) -> bool:
     ``return`` on the way: nothing after the ``try`` runs from it."""
     return bool(body) and type(body[-1]) is ast.Raise and \
         not any(isinstance(n, _LEAVES_BLOCK) for stmt in body for n in ast.walk(stmt))
+
+
+def _lookup_succeeds(obj, key) -> bool:
+    """``obj[key]`` of a dict or sequence the evaluator holds cannot raise."""
+    if type(obj) is DictV:
+        return key is not UNKNOWN and hashable(key) and key in obj.entries and not obj.maybe_absent(key)
+    if type(obj) in (tuple, list, ListV) and type(key) is int and seq_known(obj):
+        return -len(obj) <= key < len(obj)
+    return False
 
 
 def _known_key(ev, node, frame: Frame) -> bool:

@@ -120,6 +120,14 @@ class DictV:
         if self.loose is not None:
             self.loose.discard(key)
 
+    def updated_by_maybe(self, key, entry) -> tuple:
+        """What ``key`` holds after an update from a dict that may lack it
+        (its ``entry``): (this dict's value or that one, whether the key was
+        certainly here already)."""
+        old = self.entries.get(key)
+        had = old is not None and not self.maybe_absent(key)
+        return (join(old[0], entry[0]) if old is not None else entry[0]), had
+
 
 class DictViewV:
     """``d.keys()`` / ``d.values()`` / ``d.items()``: a live view, read as
@@ -755,10 +763,8 @@ def merge_entries(result: DictV, other: DictV) -> None:
     ``other``'s."""
     for key, entry in other.entries.items():
         if other.loose is not None and key in other.loose:
-            old = result.entries.get(key)
-            had = old is not None and not result.maybe_absent(key)
-            value = join(old[0], entry[0]) if old is not None else entry[0]
-            result.entries[key] = (value,) + tuple((old if had else entry)[1:])
+            value, had = result.updated_by_maybe(key, entry)
+            result.entries[key] = (value,) + tuple((result.entries[key] if had else entry)[1:])
             if not had:
                 result.make_loose(key)
         else:
