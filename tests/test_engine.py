@@ -1642,6 +1642,9 @@ TRY_FORMS = {
         "import os\nclass Timer:\n    def __enter__(self):\n        return self\n    def __exit__(self, *exc):\n"
         "        self.done = True\nR = {'s': True}\nwith Timer():\n    os.environ.get('X')\n    R['s'] = False\n",
         {'s': False}),
+    "name_that_may_not_be_bound": (
+        "R = {'s': True}\ntry:\n    def f(x: NotDefinedAnywhere = 1):\n        return x\n    R['s'] = False\n"
+        "except NameError:\n    pass\n", {'s': True}),
     "imports_of_tilelang_are_taken_to_succeed": (
         "try:\n    import tilelang\n    R = 'tilelang'\nexcept ImportError:\n    R = None\n", "tilelang"),
 }

@@ -47,7 +47,9 @@ class Expressions:
     """Mixin of ``Evaluator``: evaluating expressions."""
 
     # -- names ---------------------------------------------------------------
-    def lookup(self, name: str, frame: Frame):
+    def lookup(self, name: str, frame: Frame, unbound=UNKNOWN):
+        """The value of ``name`` read in ``frame``; ``unbound`` when it may not
+        be bound (a NameError)."""
         if frame is not None and not frame.globals:  # the usual case: bound in the innermost frame
             found = frame.vars.get(name, _NOT_BOUND)
             if found is not _NOT_BOUND:
@@ -65,15 +67,15 @@ class Expressions:
             if name in f.vars:
                 return f.vars[name]
             if f.locals is not None and name in f.locals:
-                return UNKNOWN  # local, not (certainly) bound yet
+                return unbound  # local, not (certainly) bound yet
             if f.star_unknown:
-                return UNKNOWN  # maybe bound by a star import that could not be read
+                return unbound  # maybe bound by a star import that could not be read
             f = f.parent
         if name in BUILTINS:
             if name in ("True", "False", "None"):
                 return {"True": True, "False": False, "None": None}[name]
             return LibV(name)
-        return UNKNOWN
+        return unbound
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node, frame: Frame):

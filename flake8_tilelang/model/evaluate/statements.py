@@ -335,9 +335,11 @@ class Statements:
             return self.safe_expr(stmt.test, frame, lookups) and all(self.cannot_raise(x, frame, False)
                                                                      for x in stmt.body + stmt.orelse)
         if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            # its defaults and (without `from __future__ import annotations`) annotations run now
             a = stmt.args
-            return not stmt.decorator_list and all(self.safe_expr(d, frame, lookups) for d in a.defaults + a.kw_defaults
-                                                   if d is not None)
+            parts = a.defaults + a.kw_defaults + [stmt.returns] + \
+                [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None]
+            return not stmt.decorator_list and all(self.safe_expr(d, frame, lookups) for d in parts if d is not None)
         return False
 
     def safe_expr(self, node, frame: Frame, lookups: bool = True) -> bool:
@@ -346,8 +348,10 @@ class Statements:
         ``and`` / ``or``, and a lookup the evaluator knows succeeds
         (``PRESETS["dev"]`` of a dict that holds that key)."""
         t = type(node)
-        if t in _SAFE_LEAVES:
+        if t is ast.Constant:
             return True
+        if t is ast.Name:
+            return self.lookup(node.id, frame, MISSING) is not MISSING  # bound: no NameError
         if t is ast.Attribute:
             return self.safe_expr(node.value, frame, lookups)
         if t in (ast.Tuple, ast.List, ast.Set):
