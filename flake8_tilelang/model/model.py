@@ -537,6 +537,8 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             # gave up: what it applies and compiles is unknown
             sites.append(Site(site, PassConfig.unknown(), []))
             continue
+        some_kernel = False  # an event here compiles something not known
+        reached_here: list = []
         for event in events:
             config = _event_config(event, filename)
             info = Site(site, config, [])
@@ -545,11 +547,21 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             info.defaulted = event.target == C.DEFAULT_TARGET
             sites.append(info)
             if event.kernels is UNKNOWN:
+                some_kernel = True
                 continue
             reached = [(kv.fn, kv.closure) for kv in event.kernels]
+            reached_here += reached
             if event.function is not None:
                 dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
             _attach(info, reached, kernels, resolver, signatures)
+        if some_kernel and reached_here:
+            # the same call compiled something not known another time (a loop whose later
+            # turn calls through a name `globals()` rebound): the kernels it compiles when
+            # known may be compiled here with a config not known too
+            info = Site(site, PassConfig.unknown(), [])
+            info.target = None
+            sites.append(info)
+            _attach(info, reached_here, kernels, resolver, signatures)
     _developer_vid_reads(kernels.values())
     # a prim_func a jit factory defines but (for certain) does not return is never compiled
     ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
@@ -756,9 +768,48 @@ def _macro_test(test: ast.expr, macro: Function, via, resolver: Resolver, closur
         return UNKNOWN
     from .evaluate.frames import Frame
 
-    frame = Frame("function", ev.module_frame, ev.module_frame, macro, set(macro.bound) | set(macro.params))
-    frame.vars.update(values)
-    return ev.eval_static(test, frame)
+    results = []
+    for parent in _macro_closures(macro, via, index, resolver, closure, ev):
+        frame = Frame("function", parent, parent.module, macro, set(macro.bound) | set(macro.params))
+        frame.vars.update(values)
+        results.append(ev.eval_static(test, frame))
+    if len(results) == 1:
+        return results[0]
+    first = export(results[0]) if results else UNKNOWN
+    for value in map(export, results[1:]):
+        if value is UNKNOWN or type(value) is not type(first) or value != first:
+            return UNKNOWN
+    return first
+
+
+def _macro_closures(macro: Function, via, index: int, resolver: Resolver, closure, ev) -> list:
+    """The frames a macro's free names are read in where ``via[index]``
+    expands it at one compile site (``closure``): the module's for a
+    module-level macro; for one a factory defines (``if hand_sync:`` on the
+    factory's argument), the frame that def ran in: the macro value the kernel
+    calls (``epi(...)``, each frame it may be), or, called by its name, the
+    frame of that factory among the kernel's enclosing frames. [] when not known."""
+    parent_fn = macro.parent
+    if parent_fn is None or parent_fn.kind == "module":
+        return [ev.module_frame]
+    if closure is None:
+        return []
+    hop = via[index]
+    if hop.callee is not None:
+        if hop.kernel is not closure[0]:
+            return []
+        out = []
+        for value in _callee_values(hop.callee, hop.kernel, resolver.owner_of(hop.kernel), closure[1]):
+            if not isinstance(value, MacroV) or value.fn is not macro or value.closure is None:
+                return []
+            out.append(value.closure)
+        return out
+    if via[0].caller is not closure[0] or any(h.callee is not None for h in via[:index + 1]):
+        return []
+    frame = closure[1]
+    while frame is not None and frame.fn is not parent_fn:
+        frame = frame.parent
+    return [frame] if frame is not None and frame.kind == "function" else []
 
 
 def _passed(name: str, via, index: int, resolver: Resolver, closure, depth: int):

@@ -1002,4 +1002,11 @@ except KeyError:
     BASE[PassConfigKey.TL_ASCEND_AUTO_SYNC] = False
 k1 = tilelang.compile(build(64), pass_configs=BASE)
 """, None),
+    Case("compile_site_reached_again_through_a_name_globals_rebound", """
+EXPERT = {PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: False}
+COMBINE = {PassConfigKey.TL_ASCEND_AUTO_CV_COMBINE: True}
+for name, cfg in (("expert", EXPERT), ("combine", COMBINE)):
+    # after the first turn every module name is unknown: the second compile is not followed
+    globals()[name + "_kernel"] = tilelang.compile(build(64), pass_configs=cfg)
+""", None),
 ]

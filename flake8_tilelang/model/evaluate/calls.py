@@ -228,6 +228,8 @@ class Calls:
             # they hold, and anything an unknown value it is given may be; what it returns
             # may be any of them; and it may be a function of this module that a value not
             # known stands for (`HANDLERS[mode]()`)
+            if call_node is not None:
+                self.unknown_compile(call_node)
             if args or kwargs:
                 given = args + tuple(v[0] for v in kwargs.values())
                 for value in given:

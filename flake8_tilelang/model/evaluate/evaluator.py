@@ -94,6 +94,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # of an unknown value may run them
         self.escaped_calls: list = []
         self.escaped_runs: Dict[int, int] = {}  # id(function) -> times run for an unknown call (bounded)
+        self.compile_nodes: Optional[dict] = None  # id(call) -> the source's compile site there (unknown_compile)
 
     # -- driver ------------------------------------------------------------
     def run(self) -> "Evaluator":

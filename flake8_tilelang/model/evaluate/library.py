@@ -552,6 +552,21 @@ class Library:
             event.target = compile_target(kwargs, UNKNOWN if unknown_kwargs else None)
         return JitV(factory, event)
 
+    def unknown_compile(self, node) -> None:
+        """A compile site of the source (``tilelang.compile(...)``, a jitted
+        factory's call) reached where what it calls is not known (``tilelang``
+        rebound through ``globals()``, a factory that is now unknown): it
+        compiles something, with a config not known. Recorded, so the kernels
+        this site compiles elsewhere are not taken to have only those configs."""
+        sites = self.compile_nodes
+        if sites is None:
+            sites = self.compile_nodes = {id(s.node): s for s in self.b.sites if s.kind != "jit"}
+        site = sites.get(id(node))
+        if site is not None and not (self.exhausted or self.quiet):
+            event = Event(site.kind, node, UNKNOWN, UNKNOWN, None, "call", node)
+            event.target = None
+            self.events.append(event)
+
     def record(self, kind: str, node, kwargs, target, function, label: str, lazy: bool = False,
                factory=None):
         if self.exhausted or self.quiet:

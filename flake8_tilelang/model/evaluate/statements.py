@@ -691,7 +691,7 @@ class Statements:
                 return value
             if isinstance(value, FuncV) and value.fn.is_macro and deco.q.startswith("tilelang.language.") \
                     and deco.q.endswith(".macro"):
-                return MacroV(value.fn)
+                return MacroV(value.fn, value.closure)
         return self.call_value(deco, (value,), {}, node, frame)
 
     def classdef(self, node: ast.ClassDef, frame: Frame) -> None:

@@ -171,10 +171,11 @@ class MacroV:
     never runs a macro; the model follows the calls of it that a kernel
     makes to the macro it is at each compile site."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "closure")
 
-    def __init__(self, fn: Function):
+    def __init__(self, fn: Function, closure=None):
         self.fn = fn
+        self.closure = closure  # the frame its def ran in (what its free names read)
 
 
 class PropertyV:
