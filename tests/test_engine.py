@@ -1725,6 +1725,82 @@ def test_augmented_assignment_changes_dicts_and_lists_in_place(name):
     assert _python(model_of(AUGMENTED).resolver.evaluator().final(name)) == namespace[name]
 
 
+THROUGH_A_JOIN = """
+import os
+RT = len(os.environ.get('TLA_SURELY_UNSET_VARIABLE', '')) == 0
+A = {'s': True}
+B = {'p': False}
+X = A if RT else B
+X.clear()
+R1 = A
+L1 = [1, 2]
+L2 = [3]
+Y = L1 if RT else L2
+Y *= 2
+R2 = len(L1)
+L3 = [1]
+Z = L3 if RT else None
+EXTRA = [os.sep] if RT else None
+Z += EXTRA
+R3 = len(L3)
+"""
+
+
+@pytest.mark.parametrize("name", ["R1", "R2", "R3"])
+def test_a_change_through_a_value_that_may_be_a_container_reaches_it(name):
+    # `x.clear()` on a dict that may be A, `y *= 2` on a list that may be L1, `z += w`
+    # with both not known: each may change, in place, the container it is
+    namespace: dict = {}
+    exec(compile(THROUGH_A_JOIN, "<join>", "exec"), namespace)
+    got = _python(model_of(THROUGH_A_JOIN).resolver.evaluator().final(name))
+    assert got is UNKNOWN or got == namespace[name]
+
+
+KEYS_THAT_MAY_BE_GONE = """
+import os
+import mylib
+RT = len(os.environ.get('TLA_SURELY_UNSET_VARIABLE', '')) == 0
+def kw(**o):
+    return o
+A = {} if RT else {'p': False}
+R1 = len(kw(**A))
+R2 = len(dict(**A))
+B = {'p': False}
+if os.sep == 'x':
+    pass
+else:
+    B.clear()
+R3 = not B
+C = {'p': False}
+mylib.prepare(C)
+R4 = 'p' in C
+R5 = bool(C)
+D = {'p': False, 'q': True}
+D.popitem()
+R6 = 'q' in D
+"""
+
+
+@pytest.mark.parametrize("name", ["R%d" % i for i in range(1, 7)])
+def test_keys_that_may_be_gone_are_not_read_as_there(name):
+    # a `**` spread of a dict that may lack a key passes it or not; a dict cleared in a
+    # branch that may not run, given to code not read, or that lost a key not known
+    # (`popitem`) may lack any of its keys
+    namespace: dict = {}
+    source = THROUGH_MYLIB + KEYS_THAT_MAY_BE_GONE.replace("import mylib\n", "")
+    exec(compile(source, "<gone>", "exec"), namespace)
+    got = _python(model_of(KEYS_THAT_MAY_BE_GONE).resolver.evaluator().final(name))
+    assert got is UNKNOWN, (name, got, namespace[name])
+
+
+THROUGH_MYLIB = """
+class _Lib:
+    def prepare(self, cfg):
+        cfg.pop('p')
+mylib = _Lib()
+"""
+
+
 DICT_VIEWS = """
 CFG = {'s': True}
 K = CFG.keys()

@@ -37,6 +37,29 @@ def f(D):
     return D
 def g(D):
     D.pop('s', None)
+def m(D={}):
+    D['s'] = not D.get('s')
+    return D
+def two(D):
+    return D, dict(D)
+def kw(**o):
+    return o
+class C:
+    D = {'p': True}
+    def __init__(self, d=None):
+        if d is not None:
+            self.D = d
+def mk(D):
+    def inner():
+        return D
+    return inner
+def counter():
+    k = 0
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    return bump
 """
 
 
@@ -84,6 +107,25 @@ class Programs:
             lambda: ["%s = {kk: not vv for kk, vv in %s.items()}" % (x, y)],
             lambda: ["%s = {} if %s else {%s: False}" % (x, self.cond(), k)],
             lambda: ["%s = %s.get(%s, True)" % ("n", x, k)],
+            # shared mutable defaults, chained and swapped names, unpacking, class-level
+            # dicts, closures and late binding, changes through a value that may be either
+            lambda: ["%s = m()" % x],
+            lambda: ["%s = %s = {%s: %s}" % (x, y, k, v)],
+            lambda: ["%s, %s = %s, %s" % (x, y, y, x)],
+            lambda: ["%s, *_rest = [%s, %s]" % (x, y, self.d())],
+            lambda: ["%s, %s = two(%s)" % (x, y, self.d())],
+            lambda: ["%s = kw(**%s)" % (x, y)],
+            lambda: ["C.D[%s] = %s" % (k, v)],
+            lambda: ["C().D[%s] = %s" % (k, v)],
+            lambda: ["%s = C(%s).D" % (x, y)],
+            lambda: ["%s = mk(%s)()" % (x, y)],
+            lambda: ["_fs = [lambda: %s for _ in range(2)]" % y, "%s = _fs[0]()" % x],
+            lambda: ["_b = counter()", "_b()", "n = _b()"],
+            lambda: ["%s = %s if %s else %s" % (x, y, self.cond(), self.d())],
+            lambda: ["_j = %s if %s else %s" % (x, self.cond(), y), "_j.clear()"],
+            lambda: ["_j = l if %s else [%s]" % (self.cond(), x), "if len(_j) < 4:", "    _j *= 2"],
+            lambda: ["l.insert(0, %s)" % x],
+            lambda: ["%s = max([%s, %s], key=len)" % (x, y, self.d())],
         ]
         compound = [
             lambda: ["if %s:" % self.cond()] + self.nested(depth) + ["else:"] + self.nested(depth),
@@ -117,14 +159,18 @@ def run_cpython(body: str):
     or runs for more than a second (`while` bodies that reset `n`)."""
     namespace: dict = {}
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(1)
+    # a timer that fires again every 50 ms: a signal that arrives while a C
+    # function is raising (`int('x')` in a `while` whose `except ValueError`
+    # loops) can lose the handler's exception, and a one-shot alarm then never
+    # stops the loop
+    signal.setitimer(signal.ITIMER_REAL, 1.0, 0.05)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(body, "<generated>", "exec"), namespace)
     except BaseException:
         return None
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     return namespace
 

@@ -200,7 +200,9 @@ def run_module(path: str, timeout: float = 5.0, run_name: Optional[str] = None,
     saved_argv = sys.argv
     sys.argv = [os.path.abspath(path)]  # argparse at module level sees no options
     old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    # fires again every 50 ms: a signal that arrives while a C function is raising can lose
+    # the handler's exception (a loop whose `except` catches that error would then run on)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 0.05)
     called = set()
     here = os.path.abspath(path)
 

@@ -16,7 +16,7 @@ from .values import (
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
-    join, havoc, kernels_of, mklist, plain, seq_known, truth,
+    join, havoc, kernels_of, mklist, plain, seq_known, taint_links, truth,
 )
 
 def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
@@ -199,7 +199,9 @@ class Calls:
                     for k, e in value.entries.items():
                         # a key the dict may lack: the parameter's default or this value
                         kwargs[k] = (UNKNOWN if value.maybe_absent(k) else e[0], e[2] if e[2] is not None else kw.value)
-                    if not value.complete:
+                    if not value.exact():
+                        # not known which keys it passes (one it may lack): a `**kwargs`
+                        # collecting them, `dict(**d)`, may or may not hold that key
                         kwargs[KW_UNKNOWN] = (UNKNOWN, kw.value)
                 else:
                     kwargs[KW_UNKNOWN] = (UNKNOWN, kw.value)
@@ -1009,6 +1011,8 @@ class Calls:
                 self.del_item(obj, key)
                 return value
             if name == "clear":
+                self.effects += 1
+                taint_links(obj)  # what may be this very dict (a join made from it) is emptied too, maybe
                 if self.precise(obj):
                     obj.entries.clear()
                     obj.complete = True

@@ -9,7 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
     MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, ListV,
-    MacroV, Module,
+    DictViewV, MacroV, Module,
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
@@ -1069,10 +1069,12 @@ class Statements:
         self.effects += 1
         taint_links(obj, key)
         if key is UNKNOWN or not hashable(key):
+            # any one of its keys (or one it may have that is not known) is gone
             obj.complete = False
             for k, e in list(obj.entries.items()):
                 lost(e[0])
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
+                obj.make_loose(k)
             return
         if key in obj.entries:
             if self.precise(obj):
@@ -1126,10 +1128,9 @@ class Statements:
             result = current
         else:
             result = self.binop(op, current, value)
-            if (current is UNKNOWN or type(current) is InstanceV) and \
-                    (type(op) is ast.BitOr or type(self.deref(value)) in (ListV, tuple, DictV)):
-                # `x |= b`, `x += [...]` on a value not known may change, in place, the
-                # dict or list (or object with its own __ior__) it is; `n += 1` cannot
+            if (current is UNKNOWN or type(current) is InstanceV) and _may_change_in_place(op, self.deref(value)):
+                # `x |= b`, `x += [...]`, `x *= 2`, `x += y` on a value not known may change,
+                # in place, the dict or list (or object with its own __ior__) it is; `n += 1` cannot
                 self.changed_unknown(current)
         if t is ast.Name:
             self.assign_name(target.id, result, frame)
@@ -1386,3 +1387,19 @@ def _annotated_fields(node: ast.ClassDef):
             if isinstance(func, ast.Attribute) and func.attr in ("ib", "attrib", "field"):
                 return None
     return tuple(out)
+
+
+def _may_change_in_place(op: ast.operator, value) -> bool:
+    """Whether ``x op= value``, ``x`` not known, may change ``x`` in place:
+    a dict's ``|=``, a list's ``+=`` of an iterable or ``*=`` of an int (or
+    of a value not known: it may be one); ``+= 1`` cannot (a list's ``+=``
+    of an int raises)."""
+    t = type(op)
+    if t is ast.BitOr:
+        return True
+    if t is ast.Add:
+        return value is UNKNOWN or type(value) in (ListV, tuple, DictV, DictViewV)
+    if t is ast.Mult:
+        return value is UNKNOWN or type(value) is int or type(value) is bool
+    return False
+

@@ -607,7 +607,7 @@ def havoc(value) -> bool:
     """Something unknown may have changed ``value`` in place. Whether that
     changed anything (a value already havocked stays as it is)."""
     if isinstance(value, DictV):
-        if not value.complete and all(e[0] is UNKNOWN for e in value.entries.values()):
+        if not value.complete and all(e[0] is UNKNOWN and value.maybe_absent(k) for k, e in value.entries.items()):
             return False
         spoil(value)
         return True
@@ -688,10 +688,13 @@ def taint_links(obj, key=MISSING) -> None:
 
 
 def _spoil_only(d: DictV) -> None:
+    """Anything may have happened to ``d``: any key added, any value
+    changed, any key deleted (each may be absent now)."""
     d.complete = False
     for k, e in list(d.entries.items()):
         lost(e[0])
         d.entries[k] = (UNKNOWN,) + tuple(e[1:])
+        d.make_loose(k)
 
 
 def reachable(values, limit: int = 4096) -> list:
