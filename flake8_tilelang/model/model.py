@@ -802,14 +802,21 @@ def _macro_closures(macro: Function, via, index: int, resolver: Resolver, closur
         for value in _callee_values(hop.callee, hop.kernel, resolver.owner_of(hop.kernel), closure[1]):
             if not isinstance(value, MacroV) or value.fn is not macro or value.closure is None:
                 return []
-            out.append(value.closure)
+            # made by a factory around the kernel: that frame as the parse saw it (the
+            # kernel's copy), not as the factory left it
+            out.append(_enclosing(closure[1], value.closure.fn) or value.closure)
         return out
     if via[0].caller is not closure[0] or any(h.callee is not None for h in via[:index + 1]):
         return []
-    frame = closure[1]
-    while frame is not None and frame.fn is not parent_fn:
+    frame = _enclosing(closure[1], parent_fn)
+    return [frame] if frame is not None else []
+
+
+def _enclosing(frame, fn):
+    """The frame of ``fn`` among ``frame`` and the frames around it."""
+    while frame is not None and (frame.fn is not fn or frame.kind != "function"):
         frame = frame.parent
-    return [frame] if frame is not None and frame.kind == "function" else []
+    return frame
 
 
 def _passed(name: str, via, index: int, resolver: Resolver, closure, depth: int):

@@ -1402,4 +1402,3 @@ def _may_change_in_place(op: ast.operator, value) -> bool:
     if t is ast.Mult:
         return value is UNKNOWN or type(value) is int or type(value) is bool
     return False
-
