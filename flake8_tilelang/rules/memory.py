@@ -53,7 +53,9 @@ def _size(kernel, name: str) -> Optional[int]:
 With `TL_ASCEND_MEMORY_PLANNING` on, reports a `T.annotate_address` that maps
 two buffers of the same memory kind (L1, L0A, L0B, L0C, UB) to the same
 offset (the same literal or the same expression) or, when both sizes are
-known, to overlapping ranges.
+known, to overlapping ranges. Sizes and offsets that come from the factory's
+arguments are read per compile site: the finding names the site whose tiles
+overlap (`at matmul(512, 512, 512, 128, 128, 128) (line 48)`).
 """,
     why="""
 The planner treats annotations as fixed pre-allocations and aborts with
@@ -92,6 +94,44 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Report]:
                         reported = True
                         break
                 seen.setdefault(kind, []).append((name, offset))
+            if reported:
+                continue
+            # the sizes or offsets differ between compile sites (factory arguments): each site
+            # with planning on, as it compiles the kernel
+            found = _overlap_at_a_site(model, kernel, [name for name, _ in pairs])
+            if found is not None:
+                first, second, memory, site = found
+                yield report(
+                    use,
+                    "`%s` and `%s` have overlapping %s annotations at %s while %s: the planner aborts "
+                    "(\"memory allocate conflict\") when both are live"
+                    % (first, second, memory, site.label, site.config.describe(C.MEMORY_PLANNING)),
+                    help="Give them disjoint ranges, or turn TL_ASCEND_MEMORY_PLANNING off",
+                )
+
+
+def _overlap_at_a_site(model, kernel, names: List[str]):
+    """(buffer, buffer, memory, site) for the first compile site with planning
+    on where two annotated buffers of one memory overlap, with that site's
+    offsets and sizes (as compiled: every offset and size known); else None."""
+    from ..model.buffers import facts
+
+    for sf in facts(model, kernel).sites:
+        if sf.site.defaults or sf.site.planning() is not True:
+            continue
+        seen: Dict[str, List[Tuple[str, int, int]]] = {}
+        for name in names:
+            buf = sf.buffers.get(name)
+            if buf is None or buf.memory not in _KIND_NAME.values() or type(buf.address) is not int:
+                continue
+            size = buf.raw_bytes()
+            if size is None:
+                continue
+            for other, start, other_size in seen.get(buf.memory, []):
+                if buf.address < start + other_size and start < buf.address + size:
+                    return other, name, buf.memory, sf.site
+            seen.setdefault(buf.memory, []).append((name, buf.address, size))
+    return None
 
 
 def _overlap(kernel, a: str, a_off: ast.expr, b: str, b_off: ast.expr) -> bool:
