@@ -55,7 +55,7 @@ two buffers of the same memory kind (L1, L0A, L0B, L0C, UB) to the same
 offset (the same literal or the same expression) or, when both sizes are
 known, to overlapping ranges. Sizes and offsets that come from the factory's
 arguments are read per compile site: the finding names the site whose tiles
-overlap (`at matmul(512, 512, 512, 128, 128, 128) (line 48)`).
+overlap (`at matmul(512, 512, 512, 128, 128, 128) (line 39)`).
 """,
     why="""
 The planner treats annotations as fixed pre-allocations and aborts with
@@ -98,7 +98,7 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Report]:
                 continue
             # the sizes or offsets differ between compile sites (factory arguments): each site
             # with planning on, as it compiles the kernel
-            found = _overlap_at_a_site(model, kernel, [name for name, _ in pairs])
+            found = _overlap_at_a_site(model, kernel, use, [name for name, _ in pairs])
             if found is not None:
                 first, second, memory, site = found
                 yield report(
@@ -110,14 +110,15 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Report]:
                 )
 
 
-def _overlap_at_a_site(model, kernel, names: List[str]):
+def _overlap_at_a_site(model, kernel, use, names: List[str]):
     """(buffer, buffer, memory, site) for the first compile site with planning
-    on where two annotated buffers of one memory overlap, with that site's
-    offsets and sizes (as compiled: every offset and size known); else None."""
+    on that compiles the annotation ``use`` and where two buffers it places in
+    one memory overlap, with that site's offsets and sizes (as compiled: every
+    offset and size known); else None."""
     from ..model.buffers import facts
 
     for sf in facts(model, kernel).sites:
-        if sf.site.defaults or sf.site.planning() is not True:
+        if sf.site.defaults or sf.site.planning() is not True or not sf.compiles(use):
             continue
         seen: Dict[str, List[Tuple[str, int, int]]] = {}
         for name in names:
