@@ -10,7 +10,7 @@ so); an extent, dtype or id that cannot be known keeps a rule silent.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional
+from typing import Iterator, Optional
 
 from ..diagnostic import Report
 from ..model import chip as chips
@@ -20,14 +20,6 @@ from ..model.sides import trace
 from ..registry import ERROR, report, rule
 
 _LIMIT = 3  # buffers named in a capacity message
-
-
-def _where(site) -> str:
-    if site.defaults:
-        return "with %s (no call site gives its arguments)" % site.label
-    if site.label == "module constants":
-        return "with the module's constants"
-    return "at %s" % site.label
 
 
 def _b(n: int) -> str:
@@ -118,7 +110,7 @@ def onchip_capacity_exceeded(model) -> Iterator[Report]:
             yield report(
                 largest[0].use.use.call,
                 "%s needs %s B of %s B (%s) %s%s: %s; %s" % (
-                    memory, _b(fp.bytes), _b(chip.bytes(memory)), chip.name, _where(site.site), more, named,
+                    memory, _b(fp.bytes), _b(chip.bytes(memory)), chip.name, site.site.where(), more, named,
                     how),
                 help="Use smaller tiles or dtypes for these buffers, or turn TL_ASCEND_MEMORY_PLANNING on "
                      "so buffers with disjoint lifetimes share memory",
@@ -197,7 +189,7 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
                         "`%s` (%s %s) is copied %s GM `%s` through %s %s: the UB side of a copy must start on a "
                         "32-byte boundary and keep the buffer's row pitch, so rows land at the wrong offset "
                         "(silently wrong data)" % (buf.name, buf.dtype, "x".join(str(d) for d in buf.shape),
-                                                   direction, other.name, problem, _where(site.site)),
+                                                   direction, other.name, problem, site.site.where()),
                         help="Copy whole rows of the UB buffer (or a column range whose start and width are "
                              "multiples of %d elements), or use a separate buffer as wide as the slice"
                              % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
@@ -211,7 +203,7 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
                     "`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s: UB rows must be a multiple "
                     "of 32 B, so every row after the first lands at the wrong offset (silently wrong data)"
                     % (buf.name, buf.dtype, "x".join(str(d) for d in buf.shape), direction, other.name, rows,
-                       row, _where(site.site)),
+                       row, site.site.where()),
                     help="Pad the last dimension to a multiple of %d elements, or copy a 1-D buffer"
                          % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
                 )
@@ -446,7 +438,7 @@ def cube_dtype_unsupported(model) -> Iterator[Report]:
                     continue
                 yield report(
                     use.report_node,
-                    "`T.%s`%s: %s (%s)" % (use.prim, use.via_text(), problem, _where(site.site)),
+                    "`T.%s`%s: %s (%s)" % (use.prim, use.via_text(), problem, site.site.where()),
                     help="Use float16/bfloat16 (or int8) A/B of one dtype and a float32 (int32) accumulator",
                 )
                 break
@@ -501,7 +493,7 @@ def half_scalar_arith(model) -> Iterator[Report]:
                     site_arith.report_node,
                     "scalar %s arithmetic on an element of `%s` outside T.Parallel%s %s: BiSheng rejects it "
                     "(\"half precision operation is not allowed in aicore function\")" % (
-                        buf.dtype, buf.name, site_arith.via_text(), _where(site.site)),
+                        buf.dtype, buf.name, site_arith.via_text(), site.site.where()),
                     help="Cast the operands with T.cast(..., \"float32\"), or vectorise with T.tile.* / "
                          "T.Parallel",
                 )

@@ -103,9 +103,9 @@ def annotate_address_aliasing_under_planning(model) -> Iterator[Report]:
                 first, second, memory, site = found
                 yield report(
                     use,
-                    "`%s` and `%s` have overlapping %s annotations at %s while %s: the planner aborts "
+                    "`%s` and `%s` have overlapping %s annotations %s while %s: the planner aborts "
                     "(\"memory allocate conflict\") when both are live"
-                    % (first, second, memory, site.label, site.config.describe(C.MEMORY_PLANNING)),
+                    % (first, second, memory, site.where(), site.config.describe(C.MEMORY_PLANNING)),
                     help="Give them disjoint ranges, or turn TL_ASCEND_MEMORY_PLANNING off",
                 )
 

@@ -15,7 +15,7 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, PLAIN, BoundV, DictV, DictViewV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc, havoc_deep, join_vars,
+    JOINED, PLAIN, BoundV, DictV, DictViewV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc_deep, join_vars,
     reachable,
 )
 from .answers import Answers

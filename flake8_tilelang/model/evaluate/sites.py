@@ -53,6 +53,15 @@ class SiteValues:
     def __repr__(self) -> str:
         return "<SiteValues %s>" % self.label
 
+    def where(self) -> str:
+        """How a finding names this site: ``at matmul(1024, 1024, 128) (line
+        88)``, ``with matmul's defaults (no call site gives its arguments)``."""
+        if self.defaults:
+            return "with %s (no call site gives its arguments)" % self.label
+        if self.label == "module constants":
+            return "with the module's constants"
+        return "at %s" % self.label
+
     def planning(self) -> Optional[bool]:
         """TL_ASCEND_MEMORY_PLANNING at this site: True, False, or None (unknown)."""
         if self.config is None:

@@ -13,7 +13,8 @@ from .values import (
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
-    MUTATORS, equal_refs, hashable, havoc, join, lost, join_vars, mklist, seq_known, taint_links, truth,
+    MUTATORS, equal_refs, hashable, havoc, join, lost, join_vars, mklist, seq_known, spoil_entries, taint_links,
+    truth,
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
@@ -1069,12 +1070,7 @@ class Statements:
         self.effects += 1
         taint_links(obj, key)
         if key is UNKNOWN or not hashable(key):
-            # any one of its keys (or one it may have that is not known) is gone
-            obj.complete = False
-            for k, e in list(obj.entries.items()):
-                lost(e[0])
-                obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
-                obj.make_loose(k)
+            spoil_entries(obj)  # any one of its keys (or one it may have that is not known) is gone
             return
         if key in obj.entries:
             if self.precise(obj):

@@ -684,10 +684,10 @@ def taint_links(obj, key=MISSING) -> None:
                 elif other.complete:
                     other.complete = False  # the key may be there now, with any value
             else:
-                _spoil_only(other)
+                spoil_entries(other)
 
 
-def _spoil_only(d: DictV) -> None:
+def spoil_entries(d: DictV) -> None:
     """Anything may have happened to ``d``: any key added, any value
     changed, any key deleted (each may be absent now)."""
     d.complete = False
@@ -777,7 +777,7 @@ def merge_entries(result: DictV, other: DictV) -> None:
 
 
 def spoil(d: DictV) -> None:
-    _spoil_only(d)
+    spoil_entries(d)
     taint_links(d)
 
 
