@@ -411,15 +411,16 @@ class SiteFacts:
         self.facts = facts
         self.site = site
         kernel = facts.kernel
-        self.threads = None
+        # `threads=` of the launch here: None (absent: Expert), 1 or 2, UNKNOWN
+        # (not known here, or illegal: UB buffers' first dimension is then unknown)
+        self.threads: object = None
         for launch in kernel.launches:
-            self.threads = launch.threads_count
-            if self.threads is None and launch.site_threads:
-                # `threads` differs between sites (a factory parameter): this site's value
-                value = site.value(launch.keyword("threads"))
-                if isinstance(value, (list, tuple)) and len(value) == 1:
-                    value = value[0]
-                self.threads = value if type(value) is int and value in (1, 2) else None
+            value = launch.threads
+            if value is UNKNOWN:  # differs between sites (a factory parameter): this site's value
+                value = launch.threads_with(site.value)
+            if isinstance(value, (list, tuple)) and len(value) == 1:
+                value = value[0]
+            self.threads = value if value is None or (type(value) is int and value in (1, 2)) else UNKNOWN
         uses = _settled(kernel, site)
         # the calls this site compiles (a copy or gemm in a branch it drops is not judged here)
         self.live = {(id(u.use.call), tuple(id(h.call) for h in u.via)) for u in uses if not u.maybe}
@@ -466,6 +467,8 @@ class SiteFacts:
         dtype = dtype_name(self.site.value(dtype_expr)) if dtype_expr is not None else None
         if type(shape) is int:
             shape = (shape,)
+        if buf.memory == "UB" and self.threads is UNKNOWN:
+            shape = None  # each vector core may hold half of it (threads=2) or all of it
         if isinstance(shape, (tuple, list)) and shape and all(type(d) is int and d > 0 for d in shape):
             dims = list(shape)
             if buf.memory == "UB" and self.threads == 2:

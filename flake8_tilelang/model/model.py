@@ -14,7 +14,7 @@ from .. import constants as C
 from . import dialect as _dialect
 from .build import Builder
 from .config import PassConfig
-from .evaluate import DictV, export, truth
+from .evaluate import export, spread_keywords, truth
 from .evaluate.values import MacroV
 from .nodes import STORE, CompileSite, Function, Launch, Use
 from .resolve import UNKNOWN, Resolver
@@ -903,13 +903,12 @@ def _launch_at_site(kernel: Kernel, info: Site, closure, resolver: Resolver) -> 
     """``threads=`` of each launch as this site compiles the kernel, for a
     launch whose value differs between sites (a factory parameter passed
     differently at each call: ``make(M, N, nthreads=1)``)."""
+    ev = resolver.evaluator()
     for launch in kernel.launches:
-        expr = launch.keyword("threads")
-        if launch.threads is not UNKNOWN or expr is None or closure is None \
-                or any(kw.arg is None for kw in launch.call.keywords):
+        if launch.threads is not UNKNOWN or closure is None or ev is None:
             continue
         line = getattr(info.site.node, "lineno", None)
-        value = value_of(resolver, expr, kernel.func, closure)
+        value = export(launch.threads_with(lambda expr: ev.value_in(expr, kernel.func, closure)))
         if (line, value) not in launch.site_threads and len(launch.site_threads) < 16:
             launch.site_threads.append((line, value))
 
@@ -968,12 +967,15 @@ def _spread_keywords(ev, expr: ast.expr, fn: Function) -> Optional[Dict[str, obj
         [ev.value_in(expr, fn, frame) for frame in frames]
     out: Optional[Dict[str, object]] = None
     for value in values:
-        if not isinstance(value, DictV) or not value.complete or not all(isinstance(k, str) for k in value.entries):
+        keywords = spread_keywords(value)
+        if keywords is None:
             return None
-        keywords = {key: export(entry[0]) for key, entry in value.entries.items()}
-        if out is not None and out != keywords:
-            return None
-        out = keywords
+        if out is None:
+            out = keywords
+        elif out != keywords:  # the frames disagree: what they do not all pass alike is unknown
+            for key in set(out) | set(keywords):
+                if key not in out or key not in keywords or out[key] != keywords[key]:
+                    out[key] = UNKNOWN
     return out
 
 

@@ -198,6 +198,24 @@ class Launch:
 
         return [(line, v) for line, v in self.site_threads if v is not UNKNOWN and test(v)]
 
+    def threads_with(self, evaluate) -> object:
+        """``threads=`` as ``evaluate`` (a launch argument -> its value) reads
+        the call: the keyword, or what a ``**`` spread dict passes (None when
+        neither sets it, UNKNOWN when a spread cannot be read)."""
+        from .evaluate import UNKNOWN, spread_keywords
+
+        threads = self.keyword("threads")
+        if threads is not None:
+            return evaluate(threads)
+        for kw in self.call.keywords:
+            if kw.arg is None:
+                found = spread_keywords(evaluate(kw.value))
+                if found is None:
+                    return UNKNOWN
+                if "threads" in found:
+                    return found["threads"]
+        return None
+
     @property
     def grid_args(self) -> List[ast.expr]:
         return list(self.call.args)

@@ -52,9 +52,9 @@ Uncertain is silent: ``UNKNOWN`` never makes a rule fire.
 from .budget import MAX_DEPTH, MAX_LEN, MAX_STEPS, MAX_UNROLL
 from .evaluator import Evaluator
 from .library import Event
-from .values import UNKNOWN, DictV, KernelV, Module, export, join, kernel_values, plain, truth
+from .values import UNKNOWN, DictV, KernelV, Module, export, join, kernel_values, plain, spread_keywords, truth
 
 __all__ = [
     "DictV", "Evaluator", "Event", "KernelV", "MAX_DEPTH", "MAX_LEN", "MAX_STEPS", "MAX_UNROLL", "Module",
-    "UNKNOWN", "export", "join", "kernel_values", "plain", "truth",
+    "UNKNOWN", "export", "join", "kernel_values", "plain", "spread_keywords", "truth",
 ]

@@ -860,6 +860,15 @@ def kernel_values(value) -> Optional[Tuple[KernelV, ...]]:
     return kernels_of(value)
 
 
+def spread_keywords(value) -> Optional[Dict[str, object]]:
+    """What a ``**`` spread passes to a call as keywords (``T.Kernel(n,
+    **LAUNCH)``): a dict whose keys are all known strings, certainly there,
+    as plain values; None when it is not such a dict."""
+    if not isinstance(value, DictV) or not value.exact() or not all(type(k) is str for k in value.entries):
+        return None
+    return {key: export(entry[0]) for key, entry in value.entries.items()}
+
+
 def export(value):
     """A value as the rest of the model reads constants: a plain Python
     constant, tuple or list, else ``UNKNOWN``."""
