@@ -334,11 +334,12 @@ class KernelFacts:
             return any(site.compiles(u) for site in self.sites)
         return not u.maybe and any(k is u or (k.use is u.use and k.via == u.via) for k in self.kernel.uses)
 
-    def event_ids(self, use) -> List[int]:
+    def event_ids(self, use) -> List[Tuple[int, Optional["SiteFacts"]]]:
         """The event ids a ``T.set_flag`` / ``T.wait_flag`` gets where it is
-        compiled: its third argument (a macro parameter followed back to what
-        the kernel passes) evaluated at each site that compiles it, else as a
-        constant of the kernel's scope. Ints and int-enum members only."""
+        compiled, with the site: its third argument (a macro parameter
+        followed back to what the kernel passes) evaluated at each site that
+        compiles it, else as a constant of the kernel's scope (site None).
+        Ints and int-enum members only."""
         from .calls import argument
 
         call = use.use.call
@@ -348,17 +349,17 @@ class KernelFacts:
         if expr is None:
             return []
         traced, owner = trace(expr, use, self.kernel.func)
-        out: List[int] = []
+        out: List[Tuple[int, Optional[SiteFacts]]] = []
         if owner is self.kernel.func and traced is not None:
             for site in self.sites:
                 if site.compiles(use):
                     v = int_value(site.site.value(traced))
                     if v is not None:
-                        out.append(v)
+                        out.append((v, site))
         if not out:
             v = int_value(self.kernel.arg_value(use, 2, "eventId"))
             if v is not None:
-                out.append(v)
+                out.append((v, None))
         return out
 
     # -- names -------------------------------------------------------------

@@ -321,8 +321,11 @@ Reports a `T.set_flag(src, dst, id)` or `T.wait_flag(src, dst, id)` whose
 event id is provably a constant outside 0-7 (a literal, a module constant,
 a factory argument at a call site, a member of an `IntEnum` sync table),
 also when a `@T.macro` makes the call with an id the kernel passes (the
-finding is on the kernel's macro call). Ids computed from loop variables
-(`k % 2`) are not judged, nor members of a plain `Enum` (not an int).
+finding is on the kernel's macro call). An id that depends on the call
+site (`base + 2` with the factory's `base`) is judged at each site, and the
+finding names the first site where it is out of range. Ids computed from
+loop variables (`k % 2`) are not judged, nor members of a plain `Enum`
+(not an int).
 A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
 not judged.
 """,
@@ -349,14 +352,17 @@ def event_id_out_of_range(model) -> Iterator[Report]:
             if not kf.compiled(use):
                 continue
             values = kf.event_ids(use)
-            bad = next((v for v in values if not low <= v <= high), None)
-            if bad is None:
+            bad = [(v, site) for v, site in values if not low <= v <= high]
+            if not bad:
                 continue
+            value, site = bad[0]
+            # the id depends on the compile site (a factory argument): name the site
+            where = " %s" % site.site.where() if site is not None and len({v for v, _ in values}) > 1 else ""
             yield report(
                 use.report_node,
-                "`T.%s` event id %d is outside %d-%d (%s)%s: code generation emits it verbatim and the "
+                "`T.%s` event id %d is outside %d-%d (%s)%s%s: code generation emits it verbatim and the "
                 "hardware has 8 ids per pipe pair, so it may alias another pair's event (race or hang)"
-                % (use.prim, bad, low, high, chip.name, use.via_text()),
+                % (use.prim, value, low, high, chip.name, use.via_text(), where),
                 help="Use an event id in %d-%d" % (low, high),
             )
 
