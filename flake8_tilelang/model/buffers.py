@@ -322,10 +322,9 @@ class KernelFacts:
 
     def touched(self, u) -> List[str]:
         """The kernel buffers a use touches (the same for every site)."""
-        key = (id(u.use.call), tuple(id(h.call) for h in u.via))
-        found = self._touches.get(key)
+        found = self._touches.get(u.key)
         if found is None:
-            found = self._touches[key] = _touched(self, u)
+            found = self._touches[u.key] = _touched(self, u)
         return found
 
     def compiled(self, u) -> bool:
@@ -424,7 +423,7 @@ class SiteFacts:
             self.threads = value if value is None or (type(value) is int and value in (1, 2)) else UNKNOWN
         uses = _settled(kernel, site)
         # the calls this site compiles (a copy or gemm in a branch it drops is not judged here)
-        self.live = {(id(u.use.call), tuple(id(h.call) for h in u.via)) for u in uses if not u.maybe}
+        self.live = {u.key for u in uses if not u.maybe}
         live_allocs = {id(u.use.call) for u in uses if not u.via and not u.maybe and u.prim.startswith("alloc_")}
         self.buffers: Dict[str, Buffer] = {}
         for name, u in facts.alloc_uses.items():
@@ -457,7 +456,7 @@ class SiteFacts:
 
     def compiles(self, u) -> bool:
         """Whether this site compiles the use (settled in its frame, not ``maybe``)."""
-        return (id(u.use.call), tuple(id(h.call) for h in u.via)) in self.live
+        return u.key in self.live
 
     def _size(self, buf: Buffer, call: ast.Call) -> None:
         if len(call.args) < 1:

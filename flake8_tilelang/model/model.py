@@ -69,6 +69,12 @@ class KernelUse:
         return self.use.prim
 
     @property
+    def key(self) -> Tuple:
+        """The same primitive reached the same way (through the same macro
+        calls), under any config or site."""
+        return (id(self.use.call), tuple([id(h.call) for h in self.via]) if self.via else ())
+
+    @property
     def scope_kind(self) -> Optional[str]:
         """The innermost ``T.Scope`` around this use as the kernel runs it:
         inside the macro first, then around each macro call outwards."""
@@ -640,10 +646,9 @@ def _union(a: List[KernelUse], b: List[KernelUse]) -> List[KernelUse]:
         return a
     out: Dict[tuple, KernelUse] = {}
     for u in list(a) + list(b):
-        key = (id(u.use.call), tuple([id(h.call) for h in u.via]) if u.via else ())
-        have = out.get(key)
+        have = out.get(u.key)
         if have is None or (have.maybe and not u.maybe):
-            out[key] = u
+            out[u.key] = u
     return list(out.values())
 
 

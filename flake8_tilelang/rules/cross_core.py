@@ -212,30 +212,38 @@ that place their flags after an op of their own side and are known to run
 )
 def sync_dropped_by_cv_combine(model) -> Iterator[Report]:
     for kernel in model.kernels:
-        config = next((c for c in kernel.configs
-                       if c.is_on(C.AUTO_CV_COMBINE) and c.is_off(C.AUTO_SYNC)), None)
-        if config is None:
-            continue
-        previous: Optional[str] = None  # side of the last classified statement; "?" unknown
-        for use in kernel.in_order(config):
-            if use.prim in ("set_flag", "wait_flag", "pipe_barrier"):
-                needed = None if use.maybe else _sync_side(kernel, use)
-                if needed is not None and previous in ("C", "V") and previous != needed:
-                    yield report(
-                        use,
-                        "`T.%s`%s (%s pipes) follows a %s op while %s: dropped from the %s "
-                        "code (hang or race)" % (
-                            use.prim, use.via_text(), SIDE_NAMES[needed], SIDE_NAMES[previous],
-                            config.describe(C.AUTO_CV_COMBINE), SIDE_NAMES[needed]),
-                        help="Move it after an op of its own side, or turn COMBINE off and use explicit "
-                             "T.Scope blocks",
-                    )
+        reported = set()
+        # each config the kernel is compiled with, as compiled there (a factory argument
+        # may keep an op in one site's code and drop it from another's)
+        for config in kernel.configs:
+            if not (config.is_on(C.AUTO_CV_COMBINE) and config.is_off(C.AUTO_SYNC)):
                 continue
-            if use.prim == "@store" and use.use.in_parallel:
-                continue  # part of its T.Parallel loop, already counted
-            if use.prim in _CLASSIFIED or use.prim.startswith(("tile.", "reduce_")):
-                side = None if use.maybe else kernel.side(use)
-                previous = side if side in ("C", "V") else "?"
+            yield from _dropped_syncs(kernel, config, reported)
+
+
+def _dropped_syncs(kernel, config, reported: set) -> Iterator[Report]:
+    previous: Optional[str] = None  # side of the last classified statement; "?" unknown
+    for use in kernel.in_order(config):
+        if use.prim in ("set_flag", "wait_flag", "pipe_barrier"):
+            needed = None if use.maybe else _sync_side(kernel, use)
+            if needed is not None and previous in ("C", "V") and previous != needed \
+                    and use.key not in reported:
+                reported.add(use.key)
+                yield report(
+                    use,
+                    "`T.%s`%s (%s pipes) follows a %s op while %s: dropped from the %s "
+                    "code (hang or race)" % (
+                        use.prim, use.via_text(), SIDE_NAMES[needed], SIDE_NAMES[previous],
+                        config.describe(C.AUTO_CV_COMBINE), SIDE_NAMES[needed]),
+                    help="Move it after an op of its own side, or turn COMBINE off and use explicit "
+                         "T.Scope blocks",
+                )
+            continue
+        if use.prim == "@store" and use.use.in_parallel:
+            continue  # part of its T.Parallel loop, already counted
+        if use.prim in _CLASSIFIED or use.prim.startswith(("tile.", "reduce_")):
+            side = None if use.maybe else kernel.side(use)
+            previous = side if side in ("C", "V") else "?"
 
 
 _CLASSIFIED = frozenset({"copy", "gemm_v0", "mma", "Parallel", "@store"})

@@ -27,8 +27,18 @@ def _unscoped_ops(kernel, config) -> List[Tuple[object, str]]:
     return out
 
 
-def _off_config(kernel):
-    return next((c for c in kernel.configs if c.is_off(C.AUTO_CV_COMBINE)), None)
+def _unscoped_sides(kernel, wanted):
+    """The first config with COMBINE off under which the kernel's unscoped
+    ops (as compiled with it) have the sides ``wanted`` accepts: (config,
+    ops), or None. A factory argument may keep Vector work in one site's code
+    and drop it from another's, so each config is read."""
+    for config in kernel.configs:
+        if not config.is_off(C.AUTO_CV_COMBINE):
+            continue
+        ops = _unscoped_ops(kernel, config)
+        if ops and wanted({side for _, side in ops}):
+            return config, ops
+    return None
 
 
 @rule(
@@ -76,13 +86,10 @@ def unscoped_cv_ops_without_combine(model) -> Iterator[Report]:
     if not model.is_ascend:
         return
     for kernel in model.kernels:
-        config = _off_config(kernel)
-        if config is None:
+        found = _unscoped_sides(kernel, lambda sides: sides == {"C", "V"})
+        if found is None:
             continue
-        ops = _unscoped_ops(kernel, config)
-        sides = {side for _, side in ops}
-        if sides != {"C", "V"}:
-            continue
+        config, ops = found
         first, side = ops[0]
         other = next(u for u, s in ops if s != side)
         yield report(
@@ -133,13 +140,10 @@ def unscoped_single_side_without_combine(model) -> Iterator[Report]:
     if not model.is_ascend:
         return
     for kernel in model.kernels:
-        config = _off_config(kernel)
-        if config is None:
-            continue
-        ops = _unscoped_ops(kernel, config)
-        sides = {side for _, side in ops}
-        if len(sides) != 1:
-            continue
+        found = _unscoped_sides(kernel, lambda sides: len(sides) == 1)
+        if found is None or _unscoped_sides(kernel, lambda sides: sides == {"C", "V"}) is not None:
+            continue  # TLA006 reports the kernel: Cube and Vector work at another site
+        config, ops = found
         first, side = ops[0]
         yield report(
             first,

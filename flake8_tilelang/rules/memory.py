@@ -252,10 +252,9 @@ portable (mode guide §3.2).
 )
 def expert_alloc_in_developer_kernel(model) -> Iterator[Report]:
     for kernel in model.kernels:
-        if not any(all(c.is_on(s) for s in C.SWITCHES) for c in kernel.configs):
-            continue
-        config = next(c for c in kernel.configs if all(c.is_on(s) for s in C.SWITCHES))
-        first = next(iter(kernel.uses_of(*C.EXPERT_ALLOCS, config=config)), None)
+        # each all-on config as it compiles the kernel (an allocation may be in one site's code only)
+        first = next((u for c in kernel.configs if all(c.is_on(s) for s in C.SWITCHES)
+                      for u in kernel.uses_of(*C.EXPERT_ALLOCS, config=c)), None)
         if first is not None:
             yield report(
                 first,
