@@ -165,7 +165,7 @@ class Kernel:
     its launches and every primitive it uses."""
 
     __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index", "onchip",
-                 "_npuir_signs")
+                 "_npuir_signs", "_compiled")
 
     def __init__(self, func: Function, uses: List[KernelUse], resolver: Optional[Resolver] = None,
                  raw_uses: Optional[List[KernelUse]] = None):
@@ -183,15 +183,25 @@ class Kernel:
         # first question a rule asks, so a run that selects no on-chip rule never builds them
         self.onchip = None
         self._npuir_signs: Optional[bool] = None  # read off raw_uses, which never change
+        self._compiled: Optional[List[KernelUse]] = None
 
     def __repr__(self) -> str:
         return "<Kernel %s line %d>" % (self.display_name, self.line)
 
     def uses_for(self, config: Optional[PassConfig]) -> List[KernelUse]:
-        """The uses as compiled under ``config`` (None: any site)."""
-        if config is None:
-            return self.uses
-        return self._by_config.get(id(config), self.uses)
+        """The uses as compiled under ``config``; None: as some site compiles
+        the kernel (each config's code merged: a use in a branch one site
+        keeps is there, ``maybe`` only if it is so everywhere), for questions
+        about the code whatever the config (a Cube op in `T.Scope("V")`)."""
+        if config is not None:
+            return self._by_config.get(id(config), self.uses)
+        if self._compiled is None:
+            merged: Optional[List[KernelUse]] = None
+            for c in self.configs:
+                own = self._by_config.get(id(c), self.uses)
+                merged = own if merged is None else _union(merged, own)
+            self._compiled = merged if merged is not None else self.uses
+        return self._compiled
 
     def buffer_kind(self, expr: Optional[ast.expr], use: KernelUse) -> Optional[str]:
         """"alloc_ub", "alloc_L1", ..., "gm" for a parameter, or None."""
@@ -623,6 +633,7 @@ def _attach(info: Site, reached, kernels: Dict[int, Kernel], resolver: Resolver,
         if closure is not None and any(u.use.conds or u.via for u in kernel.raw_uses):
             settled = [u for u in (settle_use(u, resolver, (fn, closure)) for u in kernel.raw_uses)
                        if u is not None]
+        kernel._compiled = None  # the merged uses change with each config
         sig = _config_signature(config)
         seen = signatures.setdefault(id(kernel), {})
         known = seen.get(sig)

@@ -366,7 +366,7 @@ def _names(names, limit=3) -> str:
 def _pure_vector(kernel) -> bool:
     cube = tuple(CUBE_OPS | CUBE_ALLOCS | INFERRED_CUBE)
     return not any(True for _ in kernel.uses_of(*cube, maybe=True)) and any(
-        kernel.side(u) == "V" or u.prim == "Parallel" for u in kernel.uses)
+        kernel.side(u) == "V" or u.prim == "Parallel" for u in kernel.uses_for(None))
 
 
 @rule(

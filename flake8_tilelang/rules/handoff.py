@@ -149,7 +149,7 @@ def _mixed_pipelines(kernel) -> List:
     twice counts twice and is reported at the call) with num_stages > 0 whose
     body does both Cube and Vector work."""
     sides: Dict[tuple, set] = {}
-    for use in kernel.uses:
+    for use in kernel.uses_for(None):
         key = use.loop_key
         if key is None or use.maybe:
             continue

@@ -323,7 +323,7 @@ def expert_vid_unused(model) -> Iterator[Report]:
             vid = launch.target.elts[1]  # the vector-core id, whatever its name
             if not isinstance(vid, ast.Name) or (vid.id != "_" and launch.vid_reads(first=True)):
                 continue
-            if not any(kernel.side(u) == "V" for u in kernel.uses if not u.maybe):
+            if not any(kernel.side(u) == "V" for u in kernel.uses_for(None) if not u.maybe):
                 continue
             yield report(
                 _at(launch),

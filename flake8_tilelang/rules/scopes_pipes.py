@@ -179,7 +179,7 @@ illegal instruction. Newer compilers reject it in their C/V ownership check
 )
 def op_in_wrong_scope(model) -> Iterator[Report]:
     for kernel in model.kernels:
-        for use in kernel.uses:
+        for use in kernel.uses_for(None):
             scope = use.scope_kind
             if use.maybe or scope not in ("C", "V"):
                 continue
