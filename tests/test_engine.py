@@ -1647,6 +1647,13 @@ TRY_FORMS = {
         "except NameError:\n    pass\n", {'s': True}),
     "imports_of_tilelang_are_taken_to_succeed": (
         "try:\n    import tilelang\n    R = 'tilelang'\nexcept ImportError:\n    R = None\n", "tilelang"),
+    "scalar_operations_that_cannot_raise": (
+        "MODE = 'dev'\nBLOCK = 64\ntry:\n    import tilelang\n    R = {'sync': MODE == 'dev', 'plan': 1 == 2,\n"
+        "         'rows': BLOCK * 2 // 4, 'tag': MODE + '-x', 'none': MODE is None}\nexcept ImportError:\n"
+        "    R = {}\n", {'sync': True, 'plan': False, 'rows': 32, 'tag': 'dev-x', 'none': False}),
+    "division_by_a_name_holding_zero": (
+        "ZERO = 0\nR = {'s': True}\ntry:\n    R['n'] = 64 // ZERO\n    R['s'] = False\nexcept ZeroDivisionError:\n"
+        "    pass\n", {'s': True}),
 }
 
 
@@ -1656,7 +1663,7 @@ def test_a_try_body_may_raise_part_way(form):
     got = _python(model_of(body).resolver.evaluator().final("R"))
     assert got is UNKNOWN or got == expected, (got, expected)
     if form.startswith(("body_that", "imports_of", "lookup_the", "suppress_around", "handlers_that", "dict_methods",
-                        "context_manager_whose_exit_cannot")):
+                        "context_manager_whose_exit_cannot", "scalar_operations")):
         assert got == expected  # known exactly
 
 

@@ -366,6 +366,8 @@ class Statements:
             return all(self.safe_expr(v, frame, lookups) for v in node.values)
         if t is ast.IfExp:
             return all(self.safe_expr(x, frame, lookups) for x in (node.test, node.body, node.orelse))
+        if t is ast.Compare or t is ast.BinOp:
+            return self.safe_scalar_op(node, frame)
         if lookups and t is ast.Subscript and type(node.value) is ast.Name and type(node.slice) in _SAFE_LEAVES:
             obj = self.deref(self.lookup(node.value.id, frame))
             key = node.slice.value if type(node.slice) is ast.Constant else self.peek(node.slice, frame)
@@ -375,6 +377,41 @@ class Statements:
                                               for a in node.args):
             return self.safe_dict_method(node, frame)
         return False
+
+    def safe_scalar_op(self, node, frame: Frame) -> bool:
+        """``MODE == "dev"``, ``BLOCK * 2``: constants or names holding a
+        builtin number, string, bool or None, compared for (in)equality or
+        identity, or added, subtracted, multiplied, divided by a non-zero
+        number: such an operation cannot raise."""
+        if type(node) is ast.Compare:
+            if not all(type(op) in _SAFE_COMPARE for op in node.ops):
+                return False
+            values = [self._leaf_scalar(x, frame) for x in [node.left] + node.comparators]
+            return all(v is not MISSING for v in values)
+        op = type(node.op)
+        left, right = self._leaf_scalar(node.left, frame), self._leaf_scalar(node.right, frame)
+        if left is MISSING or right is MISSING:
+            return False
+        if type(left) is str or type(right) is str:
+            return op is ast.Add and type(left) is str and type(right) is str
+        if left is None or right is None:
+            return False
+        if op in (ast.Add, ast.Sub, ast.Mult):
+            return True
+        return op in (ast.Div, ast.FloorDiv, ast.Mod) and right != 0 and (op is ast.Div or type(right) is not float)
+
+    def _leaf_scalar(self, node, frame: Frame):
+        """The value of a constant or a bound name when it is a builtin
+        scalar (MISSING otherwise)."""
+        if type(node) is ast.Constant:
+            value = node.value
+        elif type(node) is ast.Name:
+            value = self.deref(self.lookup(node.id, frame, MISSING))
+        elif type(node) in (ast.BinOp, ast.Compare) and self.safe_scalar_op(node, frame):
+            value = self.deref(self.expr(node, frame))  # `BLOCK * 2 // 4`: nothing to run
+        else:
+            return MISSING
+        return value if type(value) in _SCALARS else MISSING
 
     def safe_dict_method(self, node: ast.Call, frame: Frame) -> bool:
         """A method of a dict the evaluator holds that cannot raise with these
@@ -1193,6 +1230,8 @@ _MUTATORS = MUTATORS
 
 
 _SAFE_LEAVES = (ast.Constant, ast.Name)
+_SAFE_COMPARE = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+_SCALARS = (int, bool, float, str, type(None))
 _LEAVES_BLOCK = (ast.Break, ast.Continue, ast.Return)
 
 
