@@ -220,7 +220,13 @@ class Kernel:
         """Buffers the kernel itself allocates (name -> allocation primitive),
         leaving out allocations in Python-level branches that are dropped or
         may be (see ``KernelUse.maybe``)."""
-        live = {id(u.use.call) for u in self.uses if not u.via and not u.maybe and u.prim.startswith("alloc_")}
+        return self.allocs_for(None, self.uses)
+
+    def allocs_for(self, config: Optional[PassConfig], uses: Optional[List[KernelUse]] = None) -> Dict[str, str]:
+        """``allocs`` as ``config``'s compile sites compile the kernel."""
+        if uses is None:
+            uses = self.uses_for(config)
+        live = {id(u.use.call) for u in uses if not u.via and not u.maybe and u.prim.startswith("alloc_")}
         return {name: self.func.allocs[name] for name, call in self.func.alloc_calls.items()
                 if id(call) in live and name in self.func.allocs}
 
