@@ -1889,3 +1889,38 @@ def test_a_key_that_may_be_absent_and_a_value_stored_where_it_may_be(name, world
     exec(compile(body, "<absent>", "exec"), namespace)
     got = _python(model_of(body).resolver.evaluator().final(name))
     assert got is UNKNOWN or got == namespace[name], (got, namespace[name])
+
+
+CLASS_CREATION_FORMS = {
+    # `type.__new__` runs the first base's __init_subclass__ with the class and its keywords
+    "init_subclass_registers_the_class": (
+        "REG = {}\nclass Base:\n    def __init_subclass__(cls, name='x', **kw):\n"
+        "        super().__init_subclass__(**kw)\n        REG[name] = cls.CFG\n"
+        "class A(Base, name='a'):\n    CFG = {'s': True}\nclass B(A, name='b'):\n    CFG = {'s': False}\nR = REG\n",
+        {'a': {'s': True}, 'b': {'s': False}}),
+    "init_subclass_changes_the_class": (
+        "class Base:\n    CFG = {'s': True}\n    def __init_subclass__(cls):\n"
+        "        cls.CFG = {**cls.CFG, 'sub': True}\nclass Sub(Base):\n    pass\nR = Sub.CFG\n",
+        {'s': True, 'sub': True}),
+    # a metaclass is code not read, handed the body's namespace
+    "metaclass_rewrites_the_namespace": (
+        "class Meta(type):\n    def __new__(mcs, name, bases, ns):\n        ns['CFG'] = {'s': False}\n"
+        "        return super().__new__(mcs, name, bases, ns)\nclass K(metaclass=Meta):\n    CFG = {'s': True}\n"
+        "R = K.CFG\n", {'s': False}),
+    "metaclass_changes_what_the_body_holds": (
+        "SHARED = {'s': True}\nclass Meta(type):\n    def __new__(mcs, name, bases, ns):\n"
+        "        ns['CFG']['s'] = False\n        return super().__new__(mcs, name, bases, ns)\n"
+        "class K(metaclass=Meta):\n    CFG = SHARED\nR = SHARED\n", {'s': False}),
+    # what `globals()[name]` reads may be changed through it
+    "globals_item_changed_in_place": (
+        "CFG = {'s': True}\nglobals()['CFG']['s'] = False\nR = CFG\n", {'s': False}),
+}
+
+
+@pytest.mark.parametrize("form", sorted(CLASS_CREATION_FORMS))
+def test_class_creation_and_namespace_reads_agree_with_python(form):
+    body, expected = CLASS_CREATION_FORMS[form]
+    got = _python(model_of(body).resolver.evaluator().final("R"))
+    assert got is UNKNOWN or got == expected, (got, expected)
+    if form.startswith("init_subclass"):
+        assert got == expected  # followed exactly

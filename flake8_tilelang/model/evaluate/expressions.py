@@ -337,6 +337,11 @@ class Expressions:
             return NamespaceV(self.module_frame)  # maybe this module: its names, written through later
         if isinstance(obj, LibV) and obj.q in C.PASS_CONFIG_KEY_CLASSES and isinstance(key, str):
             return self.getattr_(obj, key)  # PassConfigKey["TL_ASCEND_AUTO_SYNC"]
+        if type(obj) is NamespaceV:
+            # `globals()["CFG"]`: that name's value, which may be changed through what is read
+            names = obj.frame.vars if obj.frame is not None else {}
+            self.escape(tuple(names.values()) if type(key) is not str else (names.get(key),), calls=True)
+            return UNKNOWN
         if isinstance(obj, DictV):
             if not hashable(key) or key is UNKNOWN:
                 self.escape(tuple(e[0] for e in obj.entries.values()), calls=True)  # `PRESETS[mode]`: any

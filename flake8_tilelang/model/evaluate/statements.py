@@ -8,7 +8,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
-    MISSING, PLAIN, UNKNOWN, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, ListV,
+    KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, ListV,
     DictViewV, MacroV, Module,
     PropertyV,
     DeferredCallV, NamespaceV,
@@ -754,8 +754,10 @@ class Statements:
                 opaque = opaque or base.q != "enum.Enum"
             else:
                 opaque = True  # a base the evaluator does not model
-        if node.keywords:
-            opaque = True  # a metaclass, __init_subclass__ arguments
+        # the class keywords (a metaclass, arguments of __init_subclass__), evaluated before the body
+        keywords: Dict[str, tuple] = {}
+        for kw in node.keywords:
+            keywords[kw.arg if kw.arg is not None else KW_UNKNOWN] = (self.expr(kw.value, frame), kw.value)
         cls_frame = Frame("class", frame, frame.module, scope)
         try:
             self.block(node.body, cls_frame)
@@ -798,7 +800,44 @@ class Statements:
                     cls.factories[stmt.target.id] = (spec.arg, self.expr(spec.value, cls_frame))  # type: ignore[union-attr]
         if kind == "enum":
             cls.opaque = self.enum_members(node, cls, cls_frame, frame) or cls.opaque
+        if not self.class_created(node, cls, bases, keywords, frame):
+            value = UNKNOWN
         self.assign_name(node.name, cls if value is None else value, frame)
+
+    def class_created(self, node: ast.ClassDef, cls: ClassV, bases: list, keywords: Dict[str, tuple],
+                      frame: Frame) -> bool:
+        """What ``type.__new__`` runs once the body has: the first base's
+        ``__init_subclass__`` (an implicit classmethod), with the class and
+        its keywords (``class Sub(Base, flag=True)``). False when the class
+        cannot be known: a metaclass other than ``abc.ABCMeta`` / ``type``
+        (code the evaluator does not read, given the body's namespace: what
+        the body holds may change) or a hook that cannot be followed. Keywords
+        for a base not modelled make the class opaque. The evaluator's own
+        kinds (enums, NamedTuples) keep their metaclass."""
+        meta = keywords.pop("metaclass", None)
+        given = tuple(cls.attrs.values()) + tuple(v[0] for v in keywords.values())
+        if meta is not None:
+            m = self.deref(meta[0])
+            if not (type(m) is LibV and m.q in ("abc.ABCMeta", "type")):
+                for v in given:
+                    havoc(v)
+                self.escape(given, calls=True)
+                return False
+        if cls.kind in ("enum", "namedtuple"):
+            return True
+        hook = bases[0].lookup("__init_subclass__") if len(bases) == 1 else (
+            UNKNOWN if any(b.lookup("__init_subclass__") is not MISSING for b in bases) else MISSING)
+        if type(hook) is FuncV:
+            if hook.kind in ("", "class") and KW_UNKNOWN not in keywords:
+                self.call_value(BoundV(hook, cls), (), keywords, node, frame)
+                return True
+            self.escape(given, calls=True)
+            return False
+        if keywords:  # for the hook of a base not modelled (a library's): it may keep them
+            self.escape(given, calls=True)
+            cls.opaque = True
+        # no hook of the user's: object's, or a base not modelled (an opaque class, read as before)
+        return True
 
     def enum_members(self, node: ast.ClassDef, cls: ClassV, cls_frame: Frame, frame: Frame) -> bool:
         """The members of an enum class, as ``EnumMeta`` makes them: in
