@@ -180,7 +180,53 @@ def _check(tree, lines, filename, wanted) -> List[Diagnostic]:
                 if strict:
                     raise
                 found.append(_internal_error("rule %s (%s)" % (rule.code, rule.name), exc))
+    for kernel in getattr(model, "foreign", ()):
+        try:
+            found.extend(_foreign_findings(model, kernel, wanted))
+        except (Exception, RecursionError) as exc:  # noqa: B902
+            if strict:
+                raise
+            found.append(_internal_error("judging `%s` compiled at line %d" % (
+                kernel.display_name, kernel.compiled_at.lineno), exc))
     return dedupe(found)
+
+
+def _foreign_findings(model, kernel, wanted) -> List[Diagnostic]:
+    """The findings in a kernel that another module of the project defines
+    and a compile call of this file compiles (its own file does not see this
+    config). They are reported on the compile call, one per code, naming the
+    kernel's file and line; no fix (the edits would be in the other file). A
+    ``# noqa`` for the code on the kernel's own line in its file silences it
+    here too."""
+    view = model.foreign_view(kernel)
+    raw: List[Diagnostic] = []
+    for rule in all_rules().checks():  # outside the fix context: no edits to build
+        if wanted is None or wanted(rule.code):
+            raw.extend(rule.run(view))
+    node = kernel.compiled_at
+    try:
+        where = os.path.relpath(kernel.func.filename, os.path.dirname(os.path.abspath(model.filename)))
+    except ValueError:  # another drive
+        where = os.path.basename(kernel.func.filename)
+    quiet = getattr(kernel.resolver.b, "noqa_lines", None) or {}
+    by_code: dict = {}
+    for d in dedupe(raw):  # as its own file would show them (a rule yielding to another, per line)
+        codes = quiet.get(d.line, ())
+        if codes is None or any(d.code.startswith(c) for c in codes):
+            continue  # `# noqa` / `# noqa: TLA002` on that line of the kernel's file
+        by_code.setdefault(d.code, []).append(d)
+    out = []
+    for code, found in by_code.items():
+        first = found[0]
+        more = "" if len(found) == 1 else " (and %d more there: line%s %s)" % (
+            len(found) - 1, "s" if len(found) > 2 else "", ", ".join(str(d.line) for d in found[1:4]) +
+            (", ..." if len(found) > 4 else ""))
+        out.append(Diagnostic(
+            code, node.lineno, node.col_offset,
+            "in `%s` (%s:%d), compiled here: %s%s" % (kernel.display_name, where, first.line, first.message, more),
+            first.severity, getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None),
+            help=first.help))
+    return out
 
 
 def dedupe(diagnostics: Iterable[Diagnostic]) -> List[Diagnostic]:

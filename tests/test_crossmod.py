@@ -304,3 +304,65 @@ def test_an_unused_local_import_without_import_time_effects_does_not_wake_astroi
             return main
         """))
     assert not _astroid_loaded_after_linting(str(kernel))
+
+
+def _factory_project(tmp_path, kernel_line="T.barrier_all()", launch_noqa=""):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ops'\n")
+    pkg = tmp_path / "ops"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "rows.py").write_text(
+        "import tilelang.language as T\n\n\n"
+        "def exp_rows(M, N, block_M, dtype='float16'):\n"
+        "    @T.prim_func\n"
+        "    def main(X: T.Tensor((M, N), dtype)):\n"
+        "        with T.Kernel(M // block_M, is_npu=True) as (cid, vid):\n"
+        "            x = T.alloc_ub((block_M // 2, N), dtype)\n"
+        "            T.copy(X[cid * block_M + vid * block_M // 2, 0], x)\n"
+        "            %s\n"
+        "            T.tile.exp(x, x)\n"
+        "    return main\n" % kernel_line)
+    (pkg / "launch.py").write_text(
+        "import tilelang\n\nfrom .rows import exp_rows\n\n"
+        "AUTO = {'tl.ascend_auto_sync': True}\n"
+        "k = tilelang.compile(exp_rows(4096, 256, 64), pass_configs=AUTO)%s\n"
+        "h = tilelang.compile(exp_rows(4096, 256, 64), pass_configs={'tl.ascend_auto_sync': False})\n"
+        % launch_noqa)
+    return str(pkg / "launch.py"), str(pkg / "rows.py")
+
+
+def _cli(*args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "flake8_tilelang", "check", "--no-cache",
+                           "--output-format", "concise", *args], capture_output=True, text=True)
+
+
+def _on_by_default(path):
+    from flake8_tilelang.constants import OPT_IN_CODES
+
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    return check_tree(ast.parse(src), src.splitlines(True), path, wanted=lambda c: c not in OPT_IN_CODES)
+
+
+def test_a_factory_another_module_defines_is_judged_at_the_compile_call(tmp_path):
+    launch, rows = _factory_project(tmp_path)
+    found = _on_by_default(launch)
+    assert [(d.line, d.code) for d in found] == [(6, "TLA002")]  # the AUTO_SYNC call, not the one with it off
+    assert "`exp_rows.main` (rows.py:10)" in found[0].message and "set at line 5" in found[0].message
+    assert found[0].fix is None  # the edit would be in the other file
+    assert _on_by_default(rows) == []  # its own file does not know how it is compiled
+
+
+def test_noqa_at_the_call_or_on_the_kernels_line_silences_it(tmp_path):
+    launch, _ = _factory_project(tmp_path / "a")
+    assert "TLA002" in _cli(launch).stdout
+    launch, _ = _factory_project(tmp_path, launch_noqa="  # noqa: TLA002")
+    quiet = _cli(launch)
+    assert "TLA002" not in quiet.stdout and "All checks passed" in quiet.stderr and quiet.returncode == 0
+    launch, _ = _factory_project(tmp_path / "b", kernel_line="T.barrier_all()  # noqa: TLA002")
+    assert _on_by_default(launch) == []
+    launch, _ = _factory_project(tmp_path / "c", kernel_line="T.barrier_all()  # noqa: TLA001")
+    assert [d.code for d in _on_by_default(launch)] == ["TLA002"]

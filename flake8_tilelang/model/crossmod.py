@@ -304,9 +304,30 @@ def _build(source: Source, path: str):
     try:
         from .build import Builder
 
-        return Builder(ast.parse(source, path), path).build()
+        builder = Builder(ast.parse(source, path), path).build()
+        builder.noqa_lines = _noqa_lines(source)
+        return builder
     except (SyntaxError, ValueError, OSError, RecursionError, MemoryError, UnicodeDecodeError):
         return None
+
+
+def _noqa_lines(source: Source) -> Dict[int, Optional[Tuple[str, ...]]]:
+    """line -> the codes of its ``# noqa`` (None: a bare noqa), for the lines
+    that have one: a finding in this module reported by a file that compiles
+    its kernel honours them (``engine._foreign_findings``)."""
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    if "noqa" not in text.lower():
+        return {}
+    from ..suppress import NOQA_INLINE_REGEX, parse_codes
+
+    out: Dict[int, Optional[Tuple[str, ...]]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if "noqa" in line.lower():
+            m = NOQA_INLINE_REGEX.search(line)
+            if m is not None:
+                codes = m.group("codes")
+                out[n] = None if codes is None else tuple(parse_codes(codes))
+    return out
 
 
 def _parse(path: str, provider: Optional[SourceProvider] = None,

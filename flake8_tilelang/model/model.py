@@ -165,7 +165,7 @@ class Kernel:
     its launches and every primitive it uses."""
 
     __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index", "onchip",
-                 "_npuir_signs", "_compiled")
+                 "_npuir_signs", "_compiled", "compiled_at")
 
     def __init__(self, func: Function, uses: List[KernelUse], resolver: Optional[Resolver] = None,
                  raw_uses: Optional[List[KernelUse]] = None):
@@ -184,6 +184,9 @@ class Kernel:
         self.onchip = None
         self._npuir_signs: Optional[bool] = None  # read off raw_uses, which never change
         self._compiled: Optional[List[KernelUse]] = None
+        # a kernel another module of the project defines, judged in this file: the
+        # compile call here that compiles it (each call gets a Kernel of its own)
+        self.compiled_at: Optional[ast.AST] = None
 
     def __repr__(self) -> str:
         return "<Kernel %s line %d>" % (self.display_name, self.line)
@@ -418,7 +421,7 @@ class FileModel:
     """Everything the rules know about one file."""
 
     __slots__ = ("filename", "imports_tilelang", "kernels", "sites", "resolver", "config_key_refs", "all_uses",
-                 "is_ascend", "_views")
+                 "is_ascend", "_views", "foreign")
 
     def __init__(self, filename: str, imports_tilelang: bool, kernels: List[Kernel], sites: List[Site],
                  resolver: Optional[Resolver] = None,
@@ -438,6 +441,14 @@ class FileModel:
         # (an NPU launch, an Ascend switch, an Ascend-only primitive).
         self.is_ascend = _looks_ascend(self)
         self._views: Dict[Tuple[str, ...], "FileModel"] = {}
+        # kernels other modules define that compile calls of this file compile
+        self.foreign: List[Kernel] = []
+
+    def foreign_view(self, kernel: Kernel) -> "FileModel":
+        """The model the rules judge a foreign kernel with: that kernel alone,
+        no compile site of its own to report on (this file's sites are
+        judged with the file), nothing else of the file."""
+        return FileModel(self.filename, True, [kernel], [], self.resolver)
 
     @property
     def npu_kernels(self) -> List[Kernel]:
@@ -552,6 +563,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             by_node.setdefault(id(event.node), []).append(event)
     signatures: Dict[int, dict] = {}
     dead: set = set()
+    foreign: Dict[tuple, Kernel] = {}
     for site in compile_sites:
         events = by_node.get(id(site.node))
         if not events:
@@ -576,6 +588,8 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             if event.function is not None:
                 dead |= _unreturned(event.function, {id(fn) for fn, _ in reached})
             _attach(info, reached, kernels, resolver, signatures)
+            if any(id(fn) not in kernels for fn, _ in reached):
+                _attach_foreign(info, reached, kernels, foreign, resolver, signatures, filename)
         if some_kernel and reached_here:
             # the same call compiled something not known another time (a loop whose later
             # turn calls through a name `globals()` rebound): the kernels it compiles when
@@ -592,7 +606,38 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     all_uses = list(builder.module.uses)
     for fn in builder.functions:
         all_uses.extend(fn.uses)
-    return FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
+    model = FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
+    model.foreign = sorted(foreign.values(), key=lambda k: (k.compiled_at.lineno, k.line))  # type: ignore[union-attr]
+    return model
+
+
+MAX_FOREIGN = 16  # kernels of other modules judged in one file (per compile call), at most
+
+
+def _attach_foreign(info: "Site", reached, kernels: Dict[int, Kernel], foreign: Dict[tuple, Kernel],
+                    resolver: Resolver, signatures: Dict[int, dict], filename: str) -> None:
+    """A kernel that another module of the project defines and this compile
+    call compiles (``tilelang.compile(rows.exp_rows(...), pass_configs=AUTO)``):
+    its own file never sees this config, so it is judged here, one Kernel per
+    compile call (its findings are reported on the call, see
+    ``engine._foreign_findings``)."""
+    node = info.site.node
+    for fn, closure in reached:
+        if id(fn) in kernels or not fn.is_prim_func or not fn.filename or fn.filename == filename:
+            continue
+        key = (id(fn), id(node))
+        kernel = foreign.get(key)
+        owner = resolver.owner_of(fn)
+        if kernel is None:
+            if len(foreign) >= MAX_FOREIGN or owner is resolver:
+                continue
+            raw = list(_kernel_uses(fn, owner))
+            uses = [u for u in (settle_use(u, owner) for u in raw) if u is not None]
+            kernel = foreign[key] = Kernel(fn, uses=uses, resolver=owner, raw_uses=raw)
+            kernel.compiled_at = node
+            for launch in fn.launches:
+                _resolve_launch(launch, fn, owner)
+        _attach(info, [(fn, closure)], {id(fn): kernel}, owner, signatures)
 
 
 def _unreturned(factory: Function, returned: set) -> set:

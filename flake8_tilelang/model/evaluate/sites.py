@@ -175,7 +175,10 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
     single = kernel.configs[0] if len(kernel.configs) == 1 else None
     sites: List[SiteValues] = []
     seen = set()
+    only = getattr(kernel, "compiled_at", None)  # another module's kernel: the one call judged here
     for event in ev.events:
+        if only is not None and event.node is not only:
+            continue
         found = list(event.kernels) if isinstance(event.kernels, list) else []
         found += [kv for kv in event.called if kv not in found]
         for kv in found:
