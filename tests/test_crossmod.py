@@ -366,3 +366,35 @@ def test_noqa_at_the_call_or_on_the_kernels_line_silences_it(tmp_path):
     assert _on_by_default(launch) == []
     launch, _ = _factory_project(tmp_path / "c", kernel_line="T.barrier_all()  # noqa: TLA001")
     assert [d.code for d in _on_by_default(launch)] == ["TLA002"]
+
+
+def test_the_kernels_own_module_compiling_it_otherwise_does_not_decide_here(tmp_path):
+    # rows.py's self-test launches with threads=2 (each vector core holds half the UB tiles);
+    # launch.py launches without threads: 3 x 128 KiB do not fit there, and halved they would
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ops'\n")
+    pkg = tmp_path / "ops"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "rows.py").write_text(
+        "import tilelang\nimport tilelang.language as T\n\n\n"
+        "def add(M, N, block_M, threads=None, dtype='float32'):\n"
+        "    launch = {'is_npu': True} if threads is None else {'is_npu': True, 'threads': threads}\n\n"
+        "    @T.prim_func\n"
+        "    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):\n"
+        "        with T.Kernel(M // block_M, **launch) as cid:\n"
+        "            a = T.alloc_ub((block_M, N), dtype)\n"
+        "            b = T.alloc_ub((block_M, N), dtype)\n"
+        "            c = T.alloc_ub((block_M, N), dtype)\n"
+        "            T.copy(A[cid * block_M, 0], a)\n"
+        "            T.tile.add(c, a, b)\n"
+        "            T.copy(c, B[cid * block_M, 0])\n"
+        "    return main\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    tilelang.compile(add(4096, 256, 128, threads=2), pass_configs={'tl.ascend_memory_planning': False})\n")
+    (pkg / "launch.py").write_text(
+        "import tilelang\n\nfrom .rows import add\n\n"
+        "k = tilelang.compile(add(4096, 256, 128), pass_configs={'tl.ascend_memory_planning': False})\n"
+        "h = tilelang.compile(add(4096, 256, 128, threads=2), pass_configs={'tl.ascend_memory_planning': False})\n")
+    found = [(d.line, d.code) for d in _on_by_default(str(pkg / "launch.py"))]
+    assert found == [(5, "TLA020"), (5, "TLA101")]  # `as cid` without threads, and the UB: that call only
+    assert _on_by_default(str(pkg / "rows.py")) == []  # its own self-test fits

@@ -165,7 +165,7 @@ class Kernel:
     its launches and every primitive it uses."""
 
     __slots__ = ("func", "configs", "uses", "resolver", "sites", "raw_uses", "_by_config", "_index", "onchip",
-                 "_npuir_signs", "_compiled", "compiled_at")
+                 "_npuir_signs", "_compiled", "compiled_at", "_launches")
 
     def __init__(self, func: Function, uses: List[KernelUse], resolver: Optional[Resolver] = None,
                  raw_uses: Optional[List[KernelUse]] = None):
@@ -187,6 +187,7 @@ class Kernel:
         # a kernel another module of the project defines, judged in this file: the
         # compile call here that compiles it (each call gets a Kernel of its own)
         self.compiled_at: Optional[ast.AST] = None
+        self._launches: Optional[List[Launch]] = None  # its own, for such a kernel (per call)
 
     def __repr__(self) -> str:
         return "<Kernel %s line %d>" % (self.display_name, self.line)
@@ -286,7 +287,7 @@ class Kernel:
 
     @property
     def launches(self) -> List[Launch]:
-        return self.func.launches
+        return self.func.launches if self._launches is None else self._launches
 
     @property
     def targets(self) -> Tuple[Optional[str], ...]:
@@ -598,7 +599,7 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
             info.target = None
             sites.append(info)
             _attach(info, reached_here, kernels, resolver, signatures)
-    _developer_vid_reads(kernels.values())
+    _developer_vid_reads(list(kernels.values()) + list(foreign.values()))
     # a prim_func a jit factory defines but (for certain) does not return is never compiled
     ordered = sorted((k for k in kernels.values() if not (id(k.func) in dead and not k.sites)),
                      key=lambda k: k.line)
@@ -612,6 +613,20 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
 
 
 MAX_FOREIGN = 16  # kernels of other modules judged in one file (per compile call), at most
+
+
+def _frames_compiled_here(ev, fn: Function) -> list:
+    """The frames ``fn``'s def ran in for the compile calls of this file
+    (None for one not told: every answer is then unknown)."""
+    frames: list = []
+    for event in ev.events:
+        if isinstance(event.kernels, list):
+            for kv in event.kernels:
+                if kv.fn is fn and len(frames) < 16 and (kv.closure is not None or None not in frames):
+                    frames.append(kv.closure)
+        elif event.kernels is UNKNOWN and None not in frames:
+            frames.append(None)  # a compile call here that may compile it too, with arguments not told
+    return frames or [None]
 
 
 def _attach_foreign(info: "Site", reached, kernels: Dict[int, Kernel], foreign: Dict[tuple, Kernel],
@@ -631,11 +646,24 @@ def _attach_foreign(info: "Site", reached, kernels: Dict[int, Kernel], foreign: 
         if kernel is None:
             if len(foreign) >= MAX_FOREIGN or owner is resolver:
                 continue
+            here, there = resolver.evaluator(), owner.evaluator()
+            if here is None or there is None:
+                continue
+            if not any(k[0] == id(fn) for k in foreign):
+                # the kernel's module answers questions about it (a constant of the
+                # factory, `threads`, a branch) from the frames it was made in: here,
+                # those this file's compile calls compile, not the ones of that
+                # module's own run (its `__main__` compiling it with other arguments)
+                there.kernel_frames[id(fn)] = _frames_compiled_here(here, fn)
+                there._answers = {}
             raw = list(_kernel_uses(fn, owner))
             uses = [u for u in (settle_use(u, owner) for u in raw) if u is not None]
             kernel = foreign[key] = Kernel(fn, uses=uses, resolver=owner, raw_uses=raw)
             kernel.compiled_at = node
-            for launch in fn.launches:
+            # launches of its own: what they read per site is this call's alone
+            kernel._launches = [Launch(launch.with_stmt, launch.call, launch.target, launch.owner)
+                                for launch in fn.launches]
+            for launch in kernel._launches:
                 _resolve_launch(launch, fn, owner)
         _attach(info, [(fn, closure)], {id(fn): kernel}, owner, signatures)
 
