@@ -8,6 +8,7 @@ a user would change.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .. import constants as C
@@ -638,8 +639,9 @@ def _attach_foreign(info: "Site", reached, kernels: Dict[int, Kernel], foreign: 
     ``engine._foreign_findings``)."""
     node = info.site.node
     for fn, closure in reached:
-        if id(fn) in kernels or not fn.is_prim_func or not fn.filename or fn.filename == filename:
-            continue
+        if id(fn) in kernels or not fn.is_prim_func or not fn.filename or fn.filename == filename \
+                or os.path.realpath(fn.filename) == os.path.realpath(filename):
+            continue  # this file read again under another name: its own kernels are judged already
         key = (id(fn), id(node))
         kernel = foreign.get(key)
         owner = resolver.owner_of(fn)
