@@ -204,10 +204,9 @@ def _foreign_findings(model, kernel, wanted) -> List[Diagnostic]:
         if wanted is None or wanted(rule.code):
             raw.extend(rule.run(view))
     node = kernel.compiled_at
-    try:
-        where = os.path.relpath(kernel.func.filename, os.path.dirname(os.path.abspath(model.filename)))
-    except ValueError:  # another drive
-        where = os.path.basename(kernel.func.filename)
+    from .model.config import shown_path
+
+    where = shown_path(kernel.func.filename, model.filename)  # as other modules' configs are named
     quiet = getattr(kernel.resolver.b, "noqa_lines", None) or {}
     by_code: dict = {}
     for d in dedupe(raw):  # as its own file would show them (a rule yielding to another, per line)
