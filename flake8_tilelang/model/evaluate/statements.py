@@ -8,7 +8,8 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
-    KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV, JitV, LibV, ListV,
+    KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV,
+    JitV, LibV, ListV,
     DictViewV, MacroV, Module,
     PropertyV,
     DeferredCallV, NamespaceV,
