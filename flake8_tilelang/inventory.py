@@ -136,7 +136,7 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
 
     model = build_model(tree, display)
     out = []
-    for kernel in model.kernels:
+    for kernel in list(model.kernels) + list(model.foreign):
         n = counts(kernel)
         expert = any(n.values())
         vector_only = pure_vector(kernel)
@@ -163,6 +163,12 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
         config_lines = {e.line for c in kernel.configs for e in c.entries.values()
                         if os.path.abspath(e.filename) == os.path.abspath(display)}
         config_lines |= {getattr(c.origin, "lineno", -1) for c in kernel.configs}
+        defined_in = None
+        if kernel.compiled_at is not None:
+            # another module's kernel, compiled (and judged) at a call of this file
+            defined_in = {"file": _display(kernel.func.filename), "line": kernel.line}
+            first = last = kernel.compiled_at.lineno
+            config_lines = set()
         diags = [{"code": f.code, "line": f.line, "column": f.char_col, "message": f.message,
                   "severity": f.severity}
                  for f in findings if first <= f.line <= last or f.line in config_lines]
@@ -170,8 +176,9 @@ def describe_file(display: str, tree: ast.Module, findings: Sequence) -> List[Di
         ascendc = kernel.applies((C.ASCENDC,))
         out.append({
             "file": display,
-            "line": kernel.line,
+            "line": kernel.line if defined_in is None else first,
             "kernel": kernel.name,
+            "defined_in": defined_in,
             "factory": _factory(kernel),
             "target": kernel.dialect or "unknown",
             "targets": [t or "unknown" for t in kernel.targets],
@@ -290,10 +297,14 @@ def _in_cells(nb, display: str, entry: Dict[str, object]) -> Dict[str, object]:
 
 
 def summary(entries: Sequence[Dict[str, object]]) -> Dict[str, object]:
+    """Kernels counted once, in the file that defines them; a kernel another
+    module defines and a file compiles is counted apart (``compiled_from_elsewhere``)."""
     by_mode = {m: 0 for m in MODES}
-    for e in entries:
+    own = [e for e in entries if not e.get("defined_in")]
+    for e in own:
         by_mode[str(e["mode"])] += 1
-    return {"kernels": len(entries), "files": len({e["file"] for e in entries}), "modes": by_mode}
+    return {"kernels": len(own), "files": len({e["file"] for e in own}), "modes": by_mode,
+            "compiled_from_elsewhere": len(entries) - len(own)}
 
 
 def _switch_cell(entry: Dict[str, object], enum: str) -> str:
@@ -372,7 +383,9 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
         diags: List[Dict[str, object]] = e["diagnostics"]  # type: ignore[assignment]
         rows.append(
             ["%s:%s%s" % (e["file"], "cell %s:" % e["cell"] if e.get("cell") else "", e["line"]),
-             str(e["kernel"]), str(e["factory"] or "-"),
+             str(e["kernel"]) + (" (%s:%s)" % (os.path.basename(e["defined_in"]["file"]), e["defined_in"]["line"])
+                                 if e.get("defined_in") else ""),  # type: ignore[index]
+             str(e["factory"] or "-"),
              "/".join(e["targets"]), str(e["mode"])]  # type: ignore[arg-type]
             + [_switch_cell(e, C.SWITCH_ENUM[k]) for k in C.SWITCHES]
             + [_threads_cell(e["threads"], e.get("site_threads")), str(n["scopes"]), str(n["manual_syncs"]),
@@ -385,9 +398,12 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
     s = summary(entries)
     modes = s["modes"]
     lines.append("")
-    lines.append(wrap_note("%d kernel%s in %d file%s: %s." % (
+    lines.append(wrap_note("%d kernel%s in %d file%s: %s.%s" % (
         s["kernels"], "" if s["kernels"] == 1 else "s", s["files"], "" if s["files"] == 1 else "s",
-        ", ".join("%d %s" % (modes[m], m) for m in MODES)), width))  # type: ignore[index]
+        ", ".join("%d %s" % (modes[m], m) for m in MODES),  # type: ignore[index]
+        " Also %d compiled by a file other than the one defining it (KERNEL (file:line), at the compile "
+        "call, with that call's configs)." % s["compiled_from_elsewhere"] if s["compiled_from_elsewhere"] else ""),
+        width))
     lines.append(wrap_note("Target: the dialect of each compile site (ascendc = Ascend C / PTO, npuir = AscendNPU IR, "
                            "where the site names none: the `target` setting); Modes and the TL_ASCEND switches are "
                            "Ascend C's.", width))

@@ -398,3 +398,24 @@ def test_the_kernels_own_module_compiling_it_otherwise_does_not_decide_here(tmp_
     found = [(d.line, d.code) for d in _on_by_default(str(pkg / "launch.py"))]
     assert found == [(5, "TLA020"), (5, "TLA101")]  # `as cid` without threads, and the UB: that call only
     assert _on_by_default(str(pkg / "rows.py")) == []  # its own self-test fits
+
+
+def test_kernels_lists_a_factory_of_another_module_at_its_compile_calls(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    launch, rows = _factory_project(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "flake8_tilelang", "kernels", "--output-format", "json",
+                          os.path.dirname(launch)], capture_output=True, text=True, cwd=str(tmp_path))
+    data = json.loads(out.stdout)
+    here = [e for e in data["kernels"] if e["defined_in"]]
+    assert [(os.path.basename(e["file"]), e["line"], e["mode"]) for e in here] == [
+        ("launch.py", 6, "Mixed"), ("launch.py", 7, "Expert")]
+    assert here[0]["defined_in"] == {"file": os.path.join("ops", "rows.py"), "line": 6}  # its def line
+    assert [d["code"] for d in here[0]["diagnostics"]] == ["TLA002"] and here[1]["diagnostics"] == []
+    own = [e for e in data["kernels"] if not e["defined_in"]]
+    assert [(os.path.basename(e["file"]), e["mode"]) for e in own] == [("rows.py", "unknown")]
+    table = subprocess.run([sys.executable, "-m", "flake8_tilelang", "kernels", os.path.dirname(launch)],
+                           capture_output=True, text=True, cwd=str(tmp_path)).stdout
+    assert "main (rows.py:6)" in table and "1 kernel in 1 file" in table and "Also 2 compiled" in table

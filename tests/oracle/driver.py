@@ -299,7 +299,9 @@ def engine_answer(path: str) -> List[dict]:
                 "line": site["line"],
                 "switches": {k: _STATE[site["switches"][ENUM_OF[k]]["state"]] for k in SWITCH_KEYS},
             })
-        out.append({"line": entry["line"], "name": entry["kernel"], "sites": sites,
+        defined = entry.get("defined_in")  # another module's kernel, compiled in this file
+        key = entry["line"] if not defined else (os.path.abspath(defined["file"]), defined["line"])
+        out.append({"line": entry["line"], "key": key, "name": entry["kernel"], "sites": sites,
                     "targets": list(entry.get("targets", ["unknown"]))})
     return out
 
@@ -342,12 +344,21 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
         kline = None
         if k is not None and os.path.abspath(k["file"]) == path:
             kline = lines.get((k["name"], k["firstlineno"]))
+        elif k is not None:  # a kernel of another module: known by its file and def line
+            kfile = os.path.abspath(k["file"])
+            kline = (kfile, def_lines(kfile).get((k["name"], k["firstlineno"])))
         span_file, first, last = rec["span"]
         if os.path.abspath(span_file) != path:
             first = last = -1  # decided in another module: no engine line can be at it
         (compiles if rec["valid"] else rejected).append((kline, first, last, rec["switches"]))
 
-    by_kernel = {e["line"]: e for e in engine}
+    by_kernel: Dict[object, dict] = {}  # a kernel of another module has an entry per compile call here
+    for e in engine:
+        key = e.get("key", e["line"])
+        if key in by_kernel:
+            by_kernel[key] = dict(by_kernel[key], sites=by_kernel[key]["sites"] + e["sites"])
+        else:
+            by_kernel[key] = e
 
     def at(line, c):
         return c[1] <= (line if line is not None else -2) <= c[2]
@@ -360,14 +371,15 @@ def compare(path: str, recorded: List[dict], engine: List[dict], strict_sites: b
         # compiles of this kernel at none of its engine site lines: a site the
         # engine places elsewhere than the deciding call (a functools.partial
         # of tilelang.compile is decided where the partial is made)
-        orphans = [c for c in compiles if c[0] == kernel["line"] and not any(at(line, c) for line in groups)]
+        key = kernel.get("key", kernel["line"])
+        orphans = [c for c in compiles if c[0] == key and not any(at(line, c) for line in groups)]
         unlocated = groups.get(None, [])  # a site the engine could not place: it may be any call
         for line, every in groups.items():
             claims = [c for c in every if any(v is not None for v in c.values())]
             if not claims:
                 continue
             here = [c for c in compiles if at(line, c)]
-            mine = [c for c in here if c[0] == kernel["line"]]
+            mine = [c for c in here if c[0] == key]
             if not mine and any(at(line, c) for c in rejected):
                 continue  # a compile that fails in the real library: nothing to judge
             where = "kernel %s (line %d), site line %s" % (kernel["name"], kernel["line"], line)
