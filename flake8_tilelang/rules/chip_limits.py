@@ -10,7 +10,7 @@ so); an extent, dtype or id that cannot be known keeps a rule silent.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Tuple
 
 from ..diagnostic import Report
 from ..model import chip as chips
@@ -105,8 +105,7 @@ def onchip_capacity_exceeded(model) -> Iterator[Report]:
                    "MEMORY_PLANNING off: the linear allocator never checks, buffers run past the end of %s"
                    % memory if fp.method == "linear" else
                    "peak of live buffers with MEMORY_PLANNING on: the build fails (Memory allocation failed)")
-            more = " (and %d more call site%s)" % (len(over) - 1, "s" if len(over) > 2 else "") \
-                if len(over) > 1 else ""
+            more = _more(len(over) - 1)
             yield report(
                 largest[0].use.use.call,
                 "%s needs %s B of %s B (%s) %s%s: %s; %s" % (
@@ -170,44 +169,48 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
             ub, other = onchip[0], gm[0]
             if kf.memory.get(ub.name or "") != "UB" or not ub.exact:
                 continue
-            for site in kf.sites:
-                if not site.compiles(copy.use):
-                    continue
-                buf = site.buffers.get(ub.name or "")
-                if buf is None or buf.shape is None or len(buf.shape) < 2:
-                    continue
-                row = buf.row_bytes()
-                if row is None:
-                    continue
-                direction = "from" if ub is copy.dst else "to"
-                if row % 32 == 0:
-                    problem = _slice_problem(buf, ub, site)
-                    if problem is None:
-                        continue
-                    yield report(
-                        copy.use.report_node,
-                        "`%s` (%s %s) is copied %s GM `%s` through %s %s: the UB side of a copy must start on a "
-                        "32-byte boundary and keep the buffer's row pitch, so rows land at the wrong offset "
-                        "(silently wrong data)" % (buf.name, buf.dtype, "x".join(str(d) for d in buf.shape),
-                                                   direction, other.name, problem, site.site.where()),
-                        help="Copy whole rows of the UB buffer (or a column range whose start and width are "
-                             "multiples of %d elements), or use a separate buffer as wide as the slice"
-                             % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
-                    )
-                    break
-                rows = _rows(buf, ub, site)
-                if rows is None or rows <= 1:
-                    continue
-                yield report(
-                    copy.use.report_node,
-                    "`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s: UB rows must be a multiple "
-                    "of 32 B, so every row after the first lands at the wrong offset (silently wrong data)"
-                    % (buf.name, buf.dtype, "x".join(str(d) for d in buf.shape), direction, other.name, rows,
-                       row, site.site.where()),
-                    help="Pad the last dimension to a multiple of %d elements, or copy a 1-D buffer"
-                         % (32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32),
-                )
-                break
+            found = [f for f in (_misaligned(copy, ub, other, site) for site in kf.sites) if f is not None]
+            if found:
+                message, help_text = found[0]
+                yield report(copy.use.report_node, message % _more(len(found) - 1), help=help_text)
+
+
+def _more(n: int) -> str:
+    """What a finding that names one compile site adds for the others where it holds."""
+    return " (and %d more call site%s)" % (n, "s" if n > 1 else "") if n else ""
+
+
+def _misaligned(copy, ub, other, site) -> Optional[Tuple[str, str]]:
+    """TLA110 at one site: (message with a ``%s`` for the other sites, help), or None."""
+    if not site.compiles(copy.use):
+        return None
+    buf = site.buffers.get(ub.name or "")
+    if buf is None or buf.shape is None or len(buf.shape) < 2:
+        return None
+    row = buf.row_bytes()
+    if row is None:
+        return None
+    direction = "from" if ub is copy.dst else "to"
+    shape = "x".join(str(d) for d in buf.shape)
+    per_row = 32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32
+    where = site.site.where().replace("%", "%%")
+    if row % 32 == 0:
+        problem = _slice_problem(buf, ub, site)
+        if problem is None:
+            return None
+        return ("`%s` (%s %s) is copied %s GM `%s` through %s %s%%s: the UB side of a copy must start on a "
+                "32-byte boundary and keep the buffer's row pitch, so rows land at the wrong offset "
+                "(silently wrong data)" % (buf.name, buf.dtype, shape, direction, other.name,
+                                          problem.replace("%", "%%"), where),
+                "Copy whole rows of the UB buffer (or a column range whose start and width are multiples of %d "
+                "elements), or use a separate buffer as wide as the slice" % per_row)
+    rows = _rows(buf, ub, site)
+    if rows is None or rows <= 1:
+        return None
+    return ("`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s%%s: UB rows must be a multiple "
+            "of 32 B, so every row after the first lands at the wrong offset (silently wrong data)"
+            % (buf.name, buf.dtype, shape, direction, other.name, rows, row, where),
+            "Pad the last dimension to a multiple of %d elements, or copy a 1-D buffer" % per_row)
 
 
 def _slice_problem(buf, end, site) -> Optional[str]:
@@ -420,34 +423,37 @@ def cube_dtype_unsupported(model) -> Iterator[Report]:
         for use, names in kf.gemms:
             if len(names) < 3 or None in names:
                 continue
-            for site in kf.sites:
-                if not site.compiles(use):
-                    continue
-                bufs = [site.buffers.get(n) for n in names]  # type: ignore[arg-type]
-                if any(b is None or b.dtype not in DTYPE_BYTES for b in bufs):
-                    continue
-                a, b, c = (x.dtype for x in bufs)  # type: ignore[union-attr]
-                problem = None
-                if a != b:
-                    problem = "A `%s` is %s but B `%s` is %s: the Cube path needs one input dtype" % (
-                        names[0], a, names[1], b)
-                elif c in HALF:
-                    problem = "the accumulator `%s` is %s: Cube results are float32 (int32 for int8), BiSheng " \
-                              "rejects the kernel inside catlass copy_l0c_to_gm" % (names[2], c)
-                elif a in ("float32", "float") and chip.fp32_cube.value is False and \
-                        _transpose_b(use, site) is False:
-                    problem = "A/B are float32 with transpose_B=False, which the Cube cannot do on %s (the " \
-                              "fp32 16x8 fractal of B cannot be transposed): the result is NaN" % chip.name
-                elif a == "int8" and c != "int32":
-                    problem = "int8 A/B need an int32 accumulator, `%s` is %s" % (names[2], c)
-                if problem is None:
-                    continue
+            found = [(p, site) for p, site in ((_cube_problem(use, names, site, chip), site) for site in kf.sites)
+                     if p is not None]
+            if found:
+                problem, site = found[0]
                 yield report(
                     use.report_node,
-                    "`T.%s`%s: %s (%s)" % (use.prim, use.via_text(), problem, site.site.where()),
+                    "`T.%s`%s: %s (%s%s)" % (use.prim, use.via_text(), problem, site.site.where(),
+                                             _more(len(found) - 1)),
                     help="Use float16/bfloat16 (or int8) A/B of one dtype and a float32 (int32) accumulator",
                 )
-                break
+
+
+def _cube_problem(use, names, site, chip) -> Optional[str]:
+    """TLA130 at one site: what is wrong with the operands' dtypes there, or None."""
+    if not site.compiles(use):
+        return None
+    bufs = [site.buffers.get(n) for n in names]  # type: ignore[arg-type]
+    if any(b is None or b.dtype not in DTYPE_BYTES for b in bufs):
+        return None
+    a, b, c = (x.dtype for x in bufs)  # type: ignore[union-attr]
+    if a != b:
+        return "A `%s` is %s but B `%s` is %s: the Cube path needs one input dtype" % (names[0], a, names[1], b)
+    if c in HALF:
+        return "the accumulator `%s` is %s: Cube results are float32 (int32 for int8), BiSheng rejects the " \
+               "kernel inside catlass copy_l0c_to_gm" % (names[2], c)
+    if a in ("float32", "float") and chip.fp32_cube.value is False and _transpose_b(use, site) is False:
+        return "A/B are float32 with transpose_B=False, which the Cube cannot do on %s (the fp32 16x8 fractal " \
+               "of B cannot be transposed): the result is NaN" % chip.name
+    if a == "int8" and c != "int32":
+        return "int8 A/B need an int32 accumulator, `%s` is %s" % (names[2], c)
+    return None
 
 
 @rule(
