@@ -207,12 +207,12 @@ def _foreign_findings(model, kernel, wanted) -> List[Diagnostic]:
     from .model.config import shown_path
 
     where = shown_path(kernel.func.filename, model.filename)  # as other modules' configs are named
-    quiet = getattr(kernel.resolver.b, "noqa_lines", None) or {}
+    index = getattr(kernel.resolver.b, "noqa_index", None)  # the kernel's file's, read as flake8 reads it
     by_code: dict = {}
     for d in dedupe(raw):  # as its own file would show them (a rule yielding to another, per line)
-        codes = quiet.get(d.line, ())
-        if codes is None or any(d.code.startswith(c) for c in codes):
-            continue  # `# noqa` / `# noqa: TLA002` on that line of the kernel's file
+        noqa = index.noqa_for(d.line) if index is not None else None
+        if noqa is not None and noqa.suppresses(d.code):
+            continue  # `# noqa` / `# noqa: TLA002` on that statement of the kernel's file
         by_code.setdefault(d.code, []).append(d)
     out = []
     for code, found in by_code.items():

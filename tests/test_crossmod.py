@@ -366,6 +366,12 @@ def test_noqa_at_the_call_or_on_the_kernels_line_silences_it(tmp_path):
     assert _on_by_default(launch) == []
     launch, _ = _factory_project(tmp_path / "c", kernel_line="T.barrier_all()  # noqa: TLA001")
     assert [d.code for d in _on_by_default(launch)] == ["TLA002"]
+    # as flake8 reads it: a backslash continuation shares the noqa of its last line; inside brackets
+    # each line has its own
+    launch, _ = _factory_project(tmp_path / "d", kernel_line="T.barrier_all(); n = \\\n                1  # noqa: TLA002")
+    assert _on_by_default(launch) == []
+    launch, _ = _factory_project(tmp_path / "e", kernel_line="T.barrier_all(\n            )  # noqa: TLA002")
+    assert [d.code for d in _on_by_default(launch)] == ["TLA002"]
 
 
 def test_the_kernels_own_module_compiling_it_otherwise_does_not_decide_here(tmp_path):

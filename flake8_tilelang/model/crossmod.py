@@ -305,29 +305,23 @@ def _build(source: Source, path: str):
         from .build import Builder
 
         builder = Builder(ast.parse(source, path), path).build()
-        builder.noqa_lines = _noqa_lines(source)
+        builder.noqa_index = _noqa_index(source)
         return builder
     except (SyntaxError, ValueError, OSError, RecursionError, MemoryError, UnicodeDecodeError):
         return None
 
 
-def _noqa_lines(source: Source) -> Dict[int, Optional[Tuple[str, ...]]]:
-    """line -> the codes of its ``# noqa`` (None: a bare noqa), for the lines
-    that have one: a finding in this module reported by a file that compiles
-    its kernel honours them (``engine._foreign_findings``)."""
+def _noqa_index(source: Source):
+    """Where flake8 would look for the ``# noqa`` of each line of this module
+    (``suppress.NoqaIndex``), None when it has none: a finding in its kernel
+    that a file compiling the kernel reports honours them
+    (``engine._foreign_findings``)."""
     text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
     if "noqa" not in text.lower():
-        return {}
-    from ..suppress import NOQA_INLINE_REGEX, parse_codes
+        return None
+    from ..suppress import NoqaIndex
 
-    out: Dict[int, Optional[Tuple[str, ...]]] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if "noqa" in line.lower():
-            m = NOQA_INLINE_REGEX.search(line)
-            if m is not None:
-                codes = m.group("codes")
-                out[n] = None if codes is None else tuple(parse_codes(codes))
-    return out
+    return NoqaIndex(text.splitlines(True))
 
 
 def _parse(path: str, provider: Optional[SourceProvider] = None,

@@ -656,8 +656,7 @@ def _attach_foreign(info: "Site", reached, kernels: Dict[int, Kernel], foreign: 
                 # factory, `threads`, a branch) from the frames it was made in: here,
                 # those this file's compile calls compile, not the ones of that
                 # module's own run (its `__main__` compiling it with other arguments)
-                there.kernel_frames[id(fn)] = _frames_compiled_here(here, fn)
-                there._answers = {}
+                there.use_kernel_frames(fn, _frames_compiled_here(here, fn))
             raw = list(_kernel_uses(fn, owner))
             uses = [u for u in (settle_use(u, owner) for u in raw) if u is not None]
             kernel = foreign[key] = Kernel(fn, uses=uses, resolver=owner, raw_uses=raw)

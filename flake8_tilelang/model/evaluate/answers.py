@@ -31,6 +31,13 @@ class Answers:
         memo[key] = (expr, value)
         return value
 
+    def use_kernel_frames(self, fn: Function, frames: list) -> None:
+        """Answer questions about kernel ``fn`` from ``frames`` (the frames its
+        def ran in for the compile calls that matter: another file's), not
+        from those of this module's own run; answers given so far go."""
+        self.kernel_frames[id(fn)] = frames  # type: ignore[attr-defined]
+        self._answers = {}
+
     def _answer(self, expr: ast.expr, scope: Scope, closure):
         value_in = self.value_in  # type: ignore[attr-defined]
         if closure is not None:
