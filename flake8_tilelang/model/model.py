@@ -998,15 +998,25 @@ def _is_mode_literal(expr: ast.expr) -> bool:
 def _launch_at_site(kernel: Kernel, info: Site, closure, resolver: Resolver) -> None:
     """``threads=`` of each launch as this site compiles the kernel, for a
     launch whose value differs between sites (a factory parameter passed
-    differently at each call: ``make(M, N, nthreads=1)``)."""
+    differently at each call: ``make(M, N, nthreads=1)``), and the number of
+    grid arguments of a launch that spreads its grid (``T.Kernel(*grid)``)."""
     ev = resolver.evaluator()
+    if closure is None or ev is None:
+        return
+    line = getattr(info.site.node, "lineno", None)
+
+    def evaluate(expr):
+        return ev.value_in(expr, kernel.func, closure)
+
     for launch in kernel.launches:
-        if launch.threads is not UNKNOWN or closure is None or ev is None:
-            continue
-        line = getattr(info.site.node, "lineno", None)
-        value = export(launch.threads_with(lambda expr: ev.value_in(expr, kernel.func, closure)))
-        if (line, value) not in launch.site_threads and len(launch.site_threads) < 16:
-            launch.site_threads.append((line, value))
+        if launch.threads is UNKNOWN:
+            value = export(launch.threads_with(evaluate))
+            if (line, value) not in launch.site_threads and len(launch.site_threads) < 16:
+                launch.site_threads.append((line, value))
+        if any(isinstance(a, ast.Starred) for a in launch.call.args):
+            count = launch.grid_count_with(evaluate)
+            if (line, count) not in launch.site_grids and len(launch.site_grids) < 16:
+                launch.site_grids.append((line, count))
 
 
 def _developer_vid_reads(kernels) -> None:

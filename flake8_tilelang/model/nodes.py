@@ -149,7 +149,8 @@ class Use:
 class Launch:
     """``with T.Kernel(...) as target`` inside a prim_func."""
 
-    __slots__ = ("with_stmt", "call", "target", "owner", "threads", "is_npu", "unbound_vid_reads", "site_threads")
+    __slots__ = ("with_stmt", "call", "target", "owner", "threads", "is_npu", "unbound_vid_reads", "site_threads",
+                 "site_grids")
 
     def __init__(self, with_stmt: ast.AST, call: ast.Call, target: Optional[ast.expr], owner: Function):
         self.with_stmt = with_stmt
@@ -165,6 +166,9 @@ class Launch:
         # ``threads=`` per compile site, when the sites disagree (``threads`` is
         # then unknown): (line of the site, the value there, UNKNOWN when not told)
         self.site_threads: List[Tuple[Optional[int], object]] = []
+        # for a grid spread from a sequence (`T.Kernel(*grid, ...)`): (line of the site,
+        # the number of grid arguments there, None when not known)
+        self.site_grids: List[Tuple[Optional[int], Optional[int]]] = []
 
     @property
     def line(self) -> int:
@@ -215,6 +219,22 @@ class Launch:
                 if "threads" in found:
                     return found["threads"]
         return None
+
+    def grid_count_with(self, evaluate) -> Optional[int]:
+        """How many grid arguments the call passes, a ``*`` spread counted as
+        ``evaluate`` reads it (None when a spread is not a known sequence)."""
+        from .evaluate import export
+
+        n = 0
+        for arg in self.call.args:
+            if isinstance(arg, ast.Starred):
+                seq = export(evaluate(arg.value))
+                if not isinstance(seq, (tuple, list)):
+                    return None
+                n += len(seq)
+            else:
+                n += 1
+        return n
 
     @property
     def grid_args(self) -> List[ast.expr]:

@@ -169,10 +169,10 @@ def ub_row_not_32b_aligned(model) -> Iterator[Report]:
             ub, other = onchip[0], gm[0]
             if kf.memory.get(ub.name or "") != "UB" or not ub.exact:
                 continue
-            found = [f for f in (_misaligned(copy, ub, other, site) for site in kf.sites) if f is not None]
-            if found:
-                message, help_text = found[0]
-                yield report(copy.use.report_node, message % _more(len(found) - 1), help=help_text)
+            found = [site for site in kf.sites if _misaligned(copy, ub, other, site) is not None]
+            if found:  # named at the first such site, counting the others
+                message, help_text = _misaligned(copy, ub, other, found[0], _more(len(found) - 1))
+                yield report(copy.use.report_node, message, help=help_text)
 
 
 def _more(n: int) -> str:
@@ -180,8 +180,8 @@ def _more(n: int) -> str:
     return " (and %d more call site%s)" % (n, "s" if n > 1 else "") if n else ""
 
 
-def _misaligned(copy, ub, other, site) -> Optional[Tuple[str, str]]:
-    """TLA110 at one site: (message with a ``%s`` for the other sites, help), or None."""
+def _misaligned(copy, ub, other, site, more: str = "") -> Optional[Tuple[str, str]]:
+    """TLA110 at one site: (message, help), or None; ``more`` follows the site's name."""
     if not site.compiles(copy.use):
         return None
     buf = site.buffers.get(ub.name or "")
@@ -193,21 +193,20 @@ def _misaligned(copy, ub, other, site) -> Optional[Tuple[str, str]]:
     direction = "from" if ub is copy.dst else "to"
     shape = "x".join(str(d) for d in buf.shape)
     per_row = 32 // DTYPE_BYTES[buf.dtype] if 32 % DTYPE_BYTES[buf.dtype] == 0 else 32
-    where = site.site.where().replace("%", "%%")
+    where = site.site.where() + more
     if row % 32 == 0:
         problem = _slice_problem(buf, ub, site)
         if problem is None:
             return None
-        return ("`%s` (%s %s) is copied %s GM `%s` through %s %s%%s: the UB side of a copy must start on a "
+        return ("`%s` (%s %s) is copied %s GM `%s` through %s %s: the UB side of a copy must start on a "
                 "32-byte boundary and keep the buffer's row pitch, so rows land at the wrong offset "
-                "(silently wrong data)" % (buf.name, buf.dtype, shape, direction, other.name,
-                                          problem.replace("%", "%%"), where),
+                "(silently wrong data)" % (buf.name, buf.dtype, shape, direction, other.name, problem, where),
                 "Copy whole rows of the UB buffer (or a column range whose start and width are multiples of %d "
                 "elements), or use a separate buffer as wide as the slice" % per_row)
     rows = _rows(buf, ub, site)
     if rows is None or rows <= 1:
         return None
-    return ("`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s%%s: UB rows must be a multiple "
+    return ("`%s` (%s %s) is copied %s GM `%s` with %d rows of %d B %s: UB rows must be a multiple "
             "of 32 B, so every row after the first lands at the wrong offset (silently wrong data)"
             % (buf.name, buf.dtype, shape, direction, other.name, rows, row, where),
             "Pad the last dimension to a multiple of %d elements, or copy a 1-D buffer" % per_row)

@@ -212,23 +212,20 @@ that place their flags after an op of their own side and are known to run
 )
 def sync_dropped_by_cv_combine(model) -> Iterator[Report]:
     for kernel in model.kernels:
-        reported = set()
         # each config the kernel is compiled with, as compiled there (a factory argument
-        # may keep an op in one site's code and drop it from another's)
+        # may keep an op in one site's code and drop it from another's); a sync reported
+        # under two configs is one finding (the engine keeps one per line and code)
         for config in kernel.configs:
-            if not (config.is_on(C.AUTO_CV_COMBINE) and config.is_off(C.AUTO_SYNC)):
-                continue
-            yield from _dropped_syncs(kernel, config, reported)
+            if config.is_on(C.AUTO_CV_COMBINE) and config.is_off(C.AUTO_SYNC):
+                yield from _dropped_syncs(kernel, config)
 
 
-def _dropped_syncs(kernel, config, reported: set) -> Iterator[Report]:
+def _dropped_syncs(kernel, config) -> Iterator[Report]:
     previous: Optional[str] = None  # side of the last classified statement; "?" unknown
     for use in kernel.in_order(config):
         if use.prim in ("set_flag", "wait_flag", "pipe_barrier"):
             needed = None if use.maybe else _sync_side(kernel, use)
-            if needed is not None and previous in ("C", "V") and previous != needed \
-                    and use.key not in reported:
-                reported.add(use.key)
+            if needed is not None and previous in ("C", "V") and previous != needed:
                 yield report(
                     use,
                     "`T.%s`%s (%s pipes) follows a %s op while %s: dropped from the %s "

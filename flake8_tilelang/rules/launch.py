@@ -228,8 +228,11 @@ def invalid_npu_launch(model) -> Iterator[Report]:
             args = launch.grid_args
             if len(args) > 1 and not any(isinstance(a, ast.Starred) for a in args):
                 problems.append("%d grid arguments (an NPU launch takes exactly one)" % len(args))
-            elif any(isinstance(a, ast.Starred) for a in args):
-                problems.extend(_starred_grid(model, kernel, args))
+            else:  # a grid spread from a sequence: counted at each compile site
+                many = [(line, n) for line, n in launch.site_grids if n is not None and n > 1]
+                for n in sorted({n for _, n in many}):
+                    problems.append("%d grid arguments (an NPU launch takes exactly one)%s"
+                                    % (n, _sites([s for s in many if s[1] == n])))
             value = launch.threads
             if value is not UNKNOWN and value is not None:  # the keyword, or a `**` spread's
                 problems.extend(_illegal(value))
@@ -246,30 +249,6 @@ def invalid_npu_launch(model) -> Iterator[Report]:
                     help="Use one flattened grid argument and threads=2, threads=1 or no threads",
                     end_at=launch.call,
                 )
-
-
-def _starred_grid(model, kernel, args) -> list:
-    """``T.Kernel(*grid, is_npu=True)``: the number of grid arguments at each
-    compile site (``grid`` a factory's tuple); the sites passing more than one."""
-    from ..model.buffers import facts
-
-    bad: dict = {}
-    for site in facts(model, kernel).sites:
-        n = 0
-        for a in args:
-            if not isinstance(a, ast.Starred):
-                n += 1
-                continue
-            value = site.site.value(a.value)
-            if not isinstance(value, (tuple, list)):
-                n = -1
-                break
-            n += len(value)
-        if n > 1:
-            bad.setdefault(n, []).append(site.site.where())
-    return ["%d grid arguments (an NPU launch takes exactly one) %s%s" % (
-        n, where[0], " (and %d more call site%s)" % (len(where) - 1, "s" if len(where) > 2 else "")
-        if len(where) > 1 else "") for n, where in sorted(bad.items())]
 
 
 @rule(
