@@ -1924,3 +1924,69 @@ def test_class_creation_and_namespace_reads_agree_with_python(form):
     assert got is UNKNOWN or got == expected, (got, expected)
     if form.startswith("init_subclass"):
         assert got == expected  # followed exactly
+
+
+# (body, the value of R under CPython, whether the engine must know it)
+ITERATOR_FORMS = {
+    # a one-shot iterator gives its items to the first consumer only
+    "zip_consumed_twice": (
+        "pairs = zip(('s', 'p'), (True, False))\nA = dict(pairs)\nR = dict(pairs)\n", {}, True),
+    "generator_consumed_twice": (
+        "g = ((k, True) for k in ('s', 'p'))\nA = dict(g)\nR = [k for k, v in g]\n", [], True),
+    "enumerate_looped_then_listed": (
+        "e = enumerate('ab', 1)\nfor i, c in e:\n    pass\nR = list(e)\n", [], True),
+    "consumed_in_a_branch_not_known": (
+        "import os\npairs = zip('ab', 'cd')\nif os.environ.get('X'):\n    A = dict(pairs)\nR = dict(pairs)\n",
+        {'a': 'c', 'b': 'd'}, False),
+    "loop_that_breaks_leaves_the_rest": (
+        "g = (k for k in 'abc')\nfor k in g:\n    if k == 'a':\n        break\nR = list(g)\n", ['b', 'c'], False),
+    "unpacking_consumes": (
+        "g = (x for x in (1, 2))\na, b = g\nR = list(g)\n", [], True),
+    "membership_consumes_part": (
+        "g = (x for x in (1, 2, 3))\nA = 2 in g\nR = list(g)\n", [3], False),
+    "consumed_by_a_library_call_not_modelled": (
+        "import random\ng = (x for x in (1, 2))\nrandom.shuffle(list(g))\nR = list(g)\n", [], False),
+    # a generator expression reads its names when consumed
+    "generator_reads_names_late": (
+        "CFG = {'s': True}\ng = (CFG['s'] for _ in 'x')\nCFG['s'] = False\nR = list(g)\n", [False], True),
+    "generator_never_consumed_changes_nothing": (
+        "CFG = {'s': True}\ng = (CFG.update(s=False) for _ in 'x')\nR = CFG\n", {'s': True}, True),
+    "generator_consumed_by_a_function": (
+        "def first(it):\n    for x in it:\n        return x\ng = (k for k in 'ab')\nA = first(g)\nR = (A, list(g))\n",
+        ('a', ['b']), False),
+    "an_iterator_is_true_even_when_empty": (
+        "z = zip((), ())\nR = 'yes' if z else 'no'\n", 'yes', True),
+    # shape arithmetic through builtins, math and tilelang.math
+    "numbers_from_builtins": (
+        "R = (abs(-3), round(2.5), divmod(-7, 2), pow(2, 5), sum([1, 2], 10), max([3, 1]), min(4, 2.5))\n",
+        (3, 2, (-4, 1), 32, 13, 3, 2.5), True),
+    "numbers_from_math": (
+        "import math\nR = (math.ceil(1000 / 3) * 3, math.floor(-2.5), math.prod((2, 3, 4)), math.gcd(12, 18),"
+        " math.isqrt(17), math.log2(8))\n", (1002, -3, 24, 6, 4, 3.0), True),
+    "padded_head_count": (
+        "import tilelang\nfrom tilelang.math import next_power_of_2\n"
+        "R = (max(tilelang.math.next_power_of_2(100), 16), next_power_of_2(3), tilelang.math.cdiv(10, 3))\n",
+        (128, 4, 4), True),
+    "truth_of_items": (
+        "R = (all([]), any([0, '', ()]), all([1, (0,), {'a': 1}]), any(x > 2 for x in (1, 3)), bool({}))\n",
+        (True, False, True, True, False), True),
+    "sorted_and_reversed": (
+        "R = (sorted({'b': 1, 'a': 2}.items()), list(reversed('abc')), sorted([3, 1], reverse=True))\n",
+        ([('a', 2), ('b', 1)], ['c', 'b', 'a'], [3, 1]), True),
+    "builtin_shadowed": ("def sum(xs):\n    return 'mine'\nR = sum([1, 2])\n", 'mine', True),
+    "math_error_is_unknown": ("import math\nR = math.sqrt(-1) if False else math.log(0) if False else 1\n", 1, True),
+}
+
+
+@pytest.mark.parametrize("form", sorted(ITERATOR_FORMS))
+def test_iterators_and_number_builtins_agree_with_python(form):
+    body, expected, exact = ITERATOR_FORMS[form]
+    if "tilelang" not in body:  # the CPython run has no tilelang
+        namespace: dict = {}
+        exec(compile(body, "<form>", "exec"), namespace)
+        assert namespace["R"] == expected
+    got = _python(model_of(body).resolver.evaluator().final("R"))
+    assert got is UNKNOWN or got == expected, (got, expected)
+    if exact:
+        assert got == expected
+

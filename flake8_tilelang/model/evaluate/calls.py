@@ -12,7 +12,7 @@ from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import (
-    MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, JitDecoV, JitV, KW_UNKNOWN,
+    MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
@@ -92,6 +92,14 @@ _CALLS_BACK = frozenset({"map", "filter", "sorted", "min", "max", "functools.red
 # schedule it); any other (`print(job)`) leaves it pending.
 _CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "next", "sum", "any", "all", "min", "max",
                         "dict", "enumerate", "zip", "iter", "map", "filter", "reversed", "functools.reduce"})
+
+
+# Methods of a str, list, dict that consume an iterator they are given.
+_CONSUMING_METHODS = frozenset({"str.join", "list.extend", "dict.update", "set.update", "list.__iadd__"})
+
+
+# Library calls that look at an iterator without taking items from it.
+_LOOKS_ONLY = frozenset({"print", "bool", "len", "id", "type", "isinstance", "callable", "repr", "str", "hash"})
 
 
 def consumes(q: str) -> bool:
@@ -224,6 +232,8 @@ class Calls:
                     self.havoc_namespace(v[0].frame)
                 elif type(v[0]) is DeferredCallV and t is LibV and consumes(func.q):
                     self.run_deferred(v[0])
+            if any(type(a) is IterV for a in args) or any(type(v[0]) is IterV for v in kwargs.values()):
+                args, kwargs = self.hand_iterators(func, args, kwargs)
         if func is UNKNOWN:
             # something not known is called: it may change the dicts, lists and objects
             # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`), what
@@ -829,6 +839,31 @@ class Calls:
         for r in frame.returns[1:]:
             result = join(result, r)
         return result
+
+    def hand_iterators(self, func, args: tuple, kwargs: Dict[str, tuple]):
+        """One-shot iterators given to a call. A library call that consumes
+        what it is given (``dict(pairs)``, ``sorted(gen)``, ``"".join(gen)``)
+        reads their items, here; any other library call, or a callee not
+        followed, may consume them: spent, and what it is given is unknown.
+        A function of the user's gets them as they are (its body consumes)."""
+        t = type(func)
+        q = func.q if t is LibV else func.func.q if t is BoundV and type(func.func) is LibV else None
+        if q is None and func is not UNKNOWN and t is not ImportV and t is not LazyCallV \
+                and not (t is FuncV and func.ev is not self):
+            return args, kwargs
+        if q in _LOOKS_ONLY:
+            return args, kwargs  # `print(gen)`, `bool(it)`: it stays as it is
+        reads = q is not None and (consumes(q) or q in _CONSUMING_METHODS)
+
+        def hand(value):
+            if type(value) is not IterV:
+                return value
+            if reads:
+                return self.drain(value, stops_early=q in _STOPS_EARLY)
+            self.spend(value)
+            return UNKNOWN
+
+        return tuple(hand(a) for a in args), {k: (hand(v[0]),) + tuple(v[1:]) for k, v in kwargs.items()}
 
     def run_deferred(self, value: DeferredCallV):
         """Run a generator's or coroutine's body where it is consumed, once;

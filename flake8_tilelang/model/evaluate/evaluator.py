@@ -15,7 +15,8 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, PLAIN, BoundV, DictV, DictViewV, FuncV, ImportV, LambdaV, InstanceV, LazyCallV, ListV, PENDING, UNKNOWN, havoc_deep, join_vars,
+    JOINED, PLAIN, BoundV, DictV, DictViewV, FuncV, ImportV, IterV, LambdaV, InstanceV, LazyCallV, ListV, PENDING,
+    UNKNOWN, havoc_deep, join_vars,
     reachable,
 )
 from .answers import Answers
@@ -247,6 +248,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         else:
             return  # numbers and strings (a shape, a key): nothing to hold
         for c in reachable(values):
+            if type(c) is IterV:
+                self.spend(c)  # an actor not followed may consume it, now or later
             if id(c) not in self.escaped_ids:
                 self.escaped_ids.add(id(c))
                 self.escaped.append(c)

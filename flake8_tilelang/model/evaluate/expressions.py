@@ -11,6 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
+    IterV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS, merge_entries, lost,
@@ -178,7 +179,11 @@ class Expressions:
             value = self.expr(node.value, frame)
             self.assign(node.target, value, frame, node.value)
             return value
-        if t in (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp):
+        if t is ast.GeneratorExp:
+            # made when consumed; only the first iterable is read here (as CPython does)
+            self.handles += 1
+            return IterV((), self.token, (node, frame, self.expr(node.generators[0].iter, frame), self))
+        if t in (ast.DictComp, ast.ListComp, ast.SetComp):
             return self.comprehension(node, frame)
         if t is ast.Lambda:
             args = node.args
@@ -263,7 +268,7 @@ class Expressions:
         except Abrupt:
             pass
 
-    def comprehension(self, node, frame: Frame):
+    def comprehension(self, node, frame: Frame, first=MISSING):
         inner = Frame("function", frame, frame.module, None, set())
         inner.vars = {}
         out: list = []
@@ -285,7 +290,8 @@ class Expressions:
                     out.append(self.expr(node.elt, inner))
                 return True
             gen = node.generators[i]
-            items = self.iterate(self.expr(gen.iter, inner if i else frame))
+            source = first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame)
+            items = self.iterate(source)
             if items is None or gen.is_async:
                 return False
             for item in items:
@@ -415,6 +421,13 @@ class Expressions:
         """``value``, or UNKNOWN when it is over the size budget."""
         return value if size_of(value, self.sizes) <= MAX_SIZE else UNKNOWN
 
+    def iterator(self, items: tuple):
+        """A one-shot iterator over ``items`` (``zip``, ``enumerate``)."""
+        if self.bounded(items) is UNKNOWN:
+            return UNKNOWN
+        self.handles += 1  # calls look at what they are given for it
+        return IterV(items, self.token)
+
     def compare(self, node: ast.Compare, frame: Frame):
         left = self.expr(node.left, frame)
         if type(left) is DictViewV:
@@ -422,6 +435,10 @@ class Expressions:
         left = self.deref(left)
         for op, right_node in zip(node.ops, node.comparators):
             right = self.expr(right_node, frame)
+            if type(right) is IterV:
+                if isinstance(op, (ast.In, ast.NotIn)):
+                    self.spend(right)  # `k in it` consumes it up to the first match
+                return UNKNOWN
             if type(right) is DictViewV and not isinstance(op, (ast.In, ast.NotIn)):
                 return UNKNOWN
             right = self.deref(right)
@@ -492,6 +509,9 @@ class Expressions:
             return UNKNOWN
         if isinstance(obj, LazyCallV):
             obj = self.deref(obj)
+        if type(obj) is IterV:
+            self.spend(obj)  # `gen.send`, `it.__next__`: called, it consumes some of it
+            return UNKNOWN
         if isinstance(obj, str):
             if type(obj) is KeyMember and attr in ("value", "name"):
                 return obj.value if attr == "value" else obj.member_name

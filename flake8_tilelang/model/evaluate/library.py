@@ -19,7 +19,7 @@ from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
     KernelV, LambdaV, ListV,
     EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
-    kernels_of, mklist, plain, raw_of, seq_known, spoil,
+    kernels_of, mklist, plain, raw_of, seq_known, spoil, truth,
 )
 
 # names whose values are never looked up in the user's project
@@ -420,11 +420,19 @@ class Library:
                 return UNKNOWN
             value = args[1] if len(args) > 1 else None
             return DictV(self.token, {k: (value, node, None, self.filename) for k in seq})
-        if q in ("zip", "enumerate") and args and not kwargs:
+        if q == "zip" and args and set(kwargs) <= {"strict"}:
             seqs = [self.iterate(a) for a in args]
-            if any(x is None for x in seqs) or (q == "enumerate" and len(seqs) != 1):
+            strict = kwargs.get("strict", (False,))[0]
+            if any(x is None for x in seqs) or type(strict) is not bool \
+                    or strict and len({len(x) for x in seqs}) > 1:  # ValueError when consumed
                 return UNKNOWN
-            return self.bounded(tuple(enumerate(seqs[0])) if q == "enumerate" else tuple(zip(*seqs)))
+            return self.iterator(tuple(zip(*seqs)))
+        if q == "enumerate" and 1 <= len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"} and args:
+            seq = self.iterate(args[0])
+            start = args[1] if len(args) > 1 else kwargs.get("start", (0,))[0]
+            if seq is None or type(start) is not int or len(args) > 1 and kwargs:
+                return UNKNOWN
+            return self.iterator(tuple(enumerate(seq, start)))
         if q in ("tuple", "list") and len(args) <= 1:
             if not args:
                 return () if q == "tuple" else mklist([], self.token)
@@ -445,6 +453,13 @@ class Library:
                 return tuple(r) if len(r) <= MAX_UNROLL else UNKNOWN
             except (ValueError, OverflowError):  # a zero step; a length past sys.maxsize
                 return UNKNOWN
+        if q == "bool" and len(args) == 1 and not kwargs and not isinstance(args[0], PLAIN):
+            return truth(self.deref(args[0]))  # of a container, an iterator, a function
+        if q in _NUMBERS and not kwargs:
+            return self.numbers(q, args)
+        if q in ("sum", "min", "max", "all", "any", "sorted", "reversed", "math.prod", "math.fsum") \
+                and args and not (kwargs and (q != "sorted" or set(kwargs) != {"reverse"})):
+            return self.over_items(q, args, kwargs)
         if q in ("bool", "int", "str", "float") and len(args) == 1 and isinstance(args[0], PLAIN):
             if q == "int" and isinstance(args[0], (str, bytes)) and len(args[0]) > MAX_LEN:
                 return UNKNOWN
@@ -476,6 +491,86 @@ class Library:
                 and all(type(a) is int for a in args):
             return int_fold(q if q in ("min", "max") else prim, args)
         return UNKNOWN
+
+    def numbers(self, q: str, args: tuple):
+        """``abs``, ``round``, ``divmod``, ``pow``, ``math.ceil`` and the like of
+        known numbers (shape arithmetic: `math.ceil(dv / block_v)`,
+        `tilelang.math.next_power_of_2(head_kv)`), computed as Python does; a
+        result too large, or an error (``math.sqrt(-1)``), is unknown."""
+        if not args or not all(type(a) in (int, float, bool) for a in args):
+            return UNKNOWN
+        if q == "pow" or q == "math.pow":
+            if len(args) != 2:
+                return UNKNOWN  # pow(a, b, mod): not modelled
+            result = self._binop(ast.Pow(), *args)
+            return float(result) if q == "math.pow" and type(result) in (int, float) else result
+        if q == "divmod":
+            if len(args) != 2:
+                return UNKNOWN
+            parts = (self._binop(ast.FloorDiv(), *args), self._binop(ast.Mod(), *args))
+            return UNKNOWN if UNKNOWN in parts else parts
+        if q == "round" and len(args) == 2 and (type(args[1]) is not int or abs(args[1]) > 4096):
+            return UNKNOWN
+        if q in ("math.gcd", "math.lcm") and not all(type(a) is int for a in args):
+            return UNKNOWN
+        if q in _INT_RESULT_BITS and any(type(a) is int and a.bit_length() > 4096 for a in args):
+            return UNKNOWN
+        arity = _NUMBERS[q]
+        if not (arity[0] <= len(args) <= arity[1]):
+            return UNKNOWN
+        try:
+            result = _NUMBER_FUNCS[q](*args)
+        except (ValueError, OverflowError, ZeroDivisionError, TypeError):
+            return UNKNOWN
+        if type(result) is int and result.bit_length() > 8192:
+            return UNKNOWN
+        return result
+
+    def over_items(self, q: str, args: tuple, kwargs):
+        """``sum``, ``min``, ``max``, ``all``, ``any``, ``sorted``, ``reversed``,
+        ``math.prod`` of a known sequence (min and max of numbers given one by
+        one are folded below): computed as Python does."""
+        if q in ("min", "max") and len(args) > 1:
+            items = list(args)
+        elif len(args) > (2 if q in ("sum", "math.prod") else 1):
+            return UNKNOWN
+        else:
+            if q == "reversed" and not isinstance(self.deref(args[0]), (tuple, list, str)):
+                return UNKNOWN  # a dict, a set, an iterator: not modelled, or TypeError
+            items = self.iterate(args[0])
+            if items is None:
+                return UNKNOWN
+        if q in ("all", "any"):
+            for item in items:
+                tv = truth(self.deref(item))
+                if tv is UNKNOWN:
+                    return UNKNOWN
+                if tv is (q == "any"):
+                    return tv
+            return q == "all"
+        if q == "reversed":
+            return self.iterator(tuple(reversed(items)))
+        if q in ("sum", "math.prod"):
+            total = args[1] if len(args) > 1 else (0 if q == "sum" else 1)
+            op = ast.Add() if q == "sum" else ast.Mult()
+            for item in items:
+                if not isinstance(total, (int, float)) or not isinstance(item, (int, float)):
+                    return UNKNOWN  # numbers only: `sum(lists, [])` is not modelled
+                total = self._binop(op, total, item)
+                if total is UNKNOWN:
+                    return UNKNOWN
+            return total
+        if not all(plain(x) for x in items):
+            return UNKNOWN  # what they compare: numbers, strings, tuples of them
+        try:
+            if q == "sorted":
+                reverse = kwargs.get("reverse", (False,))[0]
+                if type(reverse) not in (bool, int):
+                    return UNKNOWN
+                return mklist(sorted(items, reverse=reverse), self.token)
+            return min(items) if q == "min" else max(items)
+        except (TypeError, ValueError):  # mixed types, an empty sequence
+            return UNKNOWN
 
     # -- PassContext and lower -----------------------------------------------
     def pass_context(self, args: tuple, kwargs, node) -> PassContextV:
@@ -681,6 +776,30 @@ def alternatives(found) -> bool:
     test the engine cannot decide): more than one prim_func, only one of
     which is compiled."""
     return found is not None and len({id(k.fn) for k in found}) > 1
+
+
+import math as _math  # noqa: E402
+
+# Number functions computed when their arguments are known numbers: name ->
+# (fewest, most arguments).
+_NUMBERS = {
+    "abs": (1, 1), "round": (1, 2), "divmod": (2, 2), "pow": (2, 2), "math.pow": (2, 2),
+    "math.ceil": (1, 1), "math.floor": (1, 1), "math.trunc": (1, 1), "math.sqrt": (1, 1), "math.isqrt": (1, 1),
+    "math.log": (1, 2), "math.log2": (1, 1), "math.log10": (1, 1), "math.gcd": (0, 8), "math.lcm": (0, 8),
+    "math.exp": (1, 1), "math.fabs": (1, 1),
+    "tilelang.math.next_power_of_2": (1, 1), "tilelang.math.cdiv": (2, 2),
+}
+_NUMBER_FUNCS = {
+    "abs": abs, "round": round, "math.ceil": _math.ceil, "math.floor": _math.floor, "math.trunc": _math.trunc,
+    "math.sqrt": _math.sqrt, "math.isqrt": _math.isqrt, "math.log": _math.log, "math.log2": _math.log2,
+    "math.log10": _math.log10, "math.gcd": _math.gcd, "math.lcm": getattr(_math, "lcm", None),
+    "math.exp": _math.exp, "math.fabs": _math.fabs,
+    # tilelang/math/__init__.py (the same in TileLang and TileLang-Ascend)
+    "tilelang.math.next_power_of_2": lambda x: 1 << (x - 1).bit_length(),
+    "tilelang.math.cdiv": lambda a, b: (a + b - 1) // b,
+}
+# functions whose result grows with an integer argument: bounded before computing
+_INT_RESULT_BITS = frozenset({"tilelang.math.next_power_of_2", "math.lcm"})
 
 
 def int_fold(name: str, args: tuple):

@@ -9,7 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
     KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV,
-    JitV, LibV, ListV,
+    IterV, JitV, LibV, ListV,
     DictViewV, MacroV, Module,
     PropertyV,
     DeferredCallV, NamespaceV,
@@ -516,7 +516,11 @@ class Statements:
             self.token = self.fork_token()
 
     def for_(self, node, frame: Frame) -> None:
-        items = self.iterate(self.expr(node.iter, frame))
+        value = self.deref(self.expr(node.iter, frame))
+        if type(value) is IterV:
+            # a loop that may stop early (`break`, `return`) leaves the rest of it
+            value = self.drain(value, stops_early=_may_leave(node.body))
+        items = self.iterate(value)
         if items is not None and len(items) > 8 and all(type(i) is int for i in items):
             items = None  # a numeric loop (test data, shapes): once, as if any iteration
         if items is None:
@@ -642,6 +646,8 @@ class Statements:
 
     def iterate(self, value) -> Optional[list]:
         value = self.deref(value)
+        if type(value) is IterV:
+            value = self.drain(value)
         if type(value) is DeferredCallV:
             self.run_deferred(value)  # a generator runs when it is iterated; its items are not followed
             return None
@@ -656,6 +662,40 @@ class Statements:
         else:
             return None
         return seq if len(seq) <= MAX_UNROLL else None
+
+    def drain(self, it: IterV, stops_early: bool = False):
+        """The items of a one-shot iterator its consumer reads (a tuple), or
+        UNKNOWN when it was consumed before. A generator expression's items
+        are made now; for a consumer that may stop before the end
+        (``any``, ``next``, ``zip``), in a branch of their own."""
+        if it.spent:
+            return () if it.exhausted else UNKNOWN
+        it.spent = True
+        if it.lazy is None:
+            items = it.items
+        else:
+            node, frame, first, ev = it.lazy
+            it.lazy = None
+
+            def run():
+                if stops_early:
+                    with ev.forked():
+                        return ev.comprehension(node, frame, first)
+                return ev.comprehension(node, frame, first)
+
+            items = run() if ev is self else self.bridge(ev, run, node)
+            if type(items) is not tuple:
+                return UNKNOWN
+        # run to its end by a consumer that certainly ran: nothing is left
+        it.exhausted = not stops_early and self.precise(it)
+        return items
+
+    def spend(self, it: IterV) -> None:
+        """Something not followed may consume ``it`` (part of it, or all):
+        a generator expression's items may be made (what that changes is
+        uncertain); afterwards what is left is unknown."""
+        if not it.spent:
+            self.drain(it, stops_early=True)
 
     def match(self, node, frame: Frame) -> None:
         subject = self.expr(node.subject, frame)
@@ -980,6 +1020,8 @@ class Statements:
             self.assign_name(target.id, value, frame)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
+            if type(value) is IterV:
+                value = self.drain(value)  # `(a, b), c = zip(...)`: unpacking consumes it
             if seq_known(value) and len(value) == len(elts) and \
                     not any(isinstance(e, ast.Starred) for e in elts):
                 nodes = value_node.elts if isinstance(value_node, (ast.Tuple, ast.List)) and \
@@ -1240,6 +1282,25 @@ class Statements:
                 lost(e[0])
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
 
+
+
+_LEAVES = (ast.Break, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+def _may_leave(body) -> bool:
+    """Whether a loop's body may leave it before its iterable ends: a
+    ``break``, ``return``, ``raise``, ``yield`` or ``await`` anywhere in it
+    (nested functions and classes aside). An exception a call raises is a
+    ``try``'s business: its body runs in branches of its own."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _LEAVES):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _may_enter_pass_context(q: str) -> bool:

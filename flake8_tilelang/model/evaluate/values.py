@@ -351,6 +351,26 @@ class DeferredCallV:
         self.result = PENDING
 
 
+class IterV:
+    """A one-shot iterator: what ``zip``, ``enumerate`` return (``items``), or
+    a generator expression (``lazy``: its node, frame, first iterable and
+    evaluator; its items are made when it is first consumed, as CPython makes
+    them). The first consumer reads the items; after that it is ``spent``:
+    what is left depends on how far that consumer went, so it is unknown;
+    ``exhausted`` when a consumer certainly ran it to the end (``dict(pairs)``
+    outside any branch): nothing is left, so a second ``dict(pairs)`` is
+    ``{}``, as in CPython."""
+
+    __slots__ = ("items", "lazy", "spent", "exhausted", "token")
+
+    def __init__(self, items: tuple, token: int, lazy: Optional[tuple] = None):
+        self.items = items
+        self.lazy = lazy
+        self.spent = False
+        self.exhausted = False
+        self.token = token
+
+
 class NamespaceV:
     """``globals()``, ``locals()``, ``vars()``: a frame's names as a dict. Reading
     through it is unknown; writing through it, or handing it to a call that
@@ -512,8 +532,8 @@ def truth(value):
         if value.entries and (not value.loose or any(k not in value.loose for k in value.entries)):
             return True
         return False if value.complete and not value.entries else UNKNOWN
-    if isinstance(value, (FuncV, ClassV, KernelV, JitV, JitDecoV, PartialV, BadKey, LambdaV)):
-        return True
+    if isinstance(value, (FuncV, ClassV, KernelV, JitV, JitDecoV, PartialV, BadKey, LambdaV, IterV)):
+        return True  # an iterator is true even when it has no items
     return UNKNOWN
 
 
@@ -618,6 +638,11 @@ def havoc(value) -> bool:
         for item in value:
             lost(item)
         taint_links(value)
+        return True
+    if type(value) is IterV:
+        if value.spent:
+            return False
+        value.spent = True  # consumed, maybe (a lazy one's items, if made, change nothing followed)
         return True
     if isinstance(value, InstanceV):
         if value.opaque and all(v is UNKNOWN for v in value.attrs.values()):
@@ -725,6 +750,11 @@ def reachable(values, limit: int = 4096) -> list:
                 stack.extend(v.attrs.values())  # its class-level dicts and lists
             else:
                 stack.extend(v)
+        elif t is IterV:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+                stack.extend(v.items)
         elif t is BoundV or t is SuperV:
             stack.append(v.obj)
         elif t is PartialV:
