@@ -1990,3 +1990,25 @@ def test_iterators_and_number_builtins_agree_with_python(form):
     if exact:
         assert got == expected
 
+
+CALLABLE_INSTANCE_FORMS = {
+    "call_changes_a_module_dict": (
+        "CFG = {'s': True}\nclass Off:\n    def __call__(self):\n        CFG['s'] = False\nOff()()\nR = CFG\n",
+        {'s': False}),
+    "call_builds_from_the_instance": (
+        "class Maker:\n    def __init__(self, v):\n        self.v = v\n    def __call__(self, extra):\n"
+        "        return {'s': self.v, **extra}\nR = Maker(False)({'p': 1})\n", {'s': False, 'p': 1}),
+    "call_inherited_dispatches_on_the_subclass": (
+        "class Base:\n    def __call__(self):\n        return self.make()\n    def make(self):\n"
+        "        return {'s': True}\nclass Sub(Base):\n    def make(self):\n        return {'s': False}\nR = Sub()()\n",
+        {'s': False}),
+}
+
+
+@pytest.mark.parametrize("form", sorted(CALLABLE_INSTANCE_FORMS))
+def test_calling_an_instance_runs_its_class_call(form):
+    body, expected = CALLABLE_INSTANCE_FORMS[form]
+    namespace: dict = {}
+    exec(compile(body, "<form>", "exec"), namespace)
+    assert namespace["R"] == expected
+    assert _python(model_of(body).resolver.evaluator().final("R")) == expected

@@ -416,6 +416,11 @@ class Calls:
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
+        if t is InstanceV:
+            # `builder()`: its class's `__call__` (looked up on the class, as Python does)
+            hook = func.cls.lookup("__call__")
+            if type(hook) is FuncV or type(hook) is CachedV:
+                return self.call_value(self.bound_to(hook, func), args, kwargs, node, frame, call_node)
         return UNKNOWN
 
     def call_cached(self, cached, args: tuple, kwargs, node, frame: Frame):
