@@ -2012,3 +2012,12 @@ def test_calling_an_instance_runs_its_class_call(form):
     exec(compile(body, "<form>", "exec"), namespace)
     assert namespace["R"] == expected
     assert _python(model_of(body).resolver.evaluator().final("R")) == expected
+
+
+def test_simple_namespace_holds_its_attributes():
+    body = ("from types import SimpleNamespace\nOPTS = SimpleNamespace(auto_sync=True, planning=True)\n"
+            "OPTS.planning = False\nR = {'s': OPTS.auto_sync, 'p': OPTS.planning}\n")
+    assert _python(model_of(body).resolver.evaluator().final("R")) == {'s': True, 'p': False}
+    # an attribute it was not given: AttributeError, unknown
+    body = "import types\nO = types.SimpleNamespace(a=1)\nR = getattr(O, 'b', 2)\n"
+    assert _python(model_of(body).resolver.evaluator().final("R")) in (UNKNOWN, 2)

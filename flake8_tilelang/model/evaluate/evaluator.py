@@ -15,7 +15,7 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, PLAIN, BoundV, DictV, DictViewV, FuncV, ImportV, IterV, LambdaV, InstanceV, LazyCallV, ListV, PENDING,
+    JOINED, PLAIN, BoundV, ClassV, DictV, DictViewV, FuncV, ImportV, IterV, LambdaV, InstanceV, LazyCallV, ListV, PENDING,
     UNKNOWN, havoc_deep, join_vars,
     reachable,
 )
@@ -80,6 +80,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # NamespaceV / DeferredCallV values made so far: a call's arguments are
         # searched for them only when some exist (see call_value)
         self.handles = 0
+        self.namespace_class: Optional[ClassV] = None  # types.SimpleNamespace, made when first used
         self.once_names: Dict[int, dict] = {}  # see fold_once
         self.once_reads: Dict[int, tuple] = {}
         # bumped by everything that may change state beyond the running frame's

@@ -468,6 +468,18 @@ class Library:
             except Exception:
                 return UNKNOWN
             return value if not isinstance(value, str) or len(value) <= MAX_LEN else UNKNOWN
+        if q == "types.SimpleNamespace" and not args:
+            # `SimpleNamespace(auto_sync=True)`: an object holding those attributes
+            if self.namespace_class is None:
+                self.namespace_class = ClassV(None, {})
+            inst = InstanceV(self.namespace_class, self.token)
+            for name, (value, _) in kwargs.items():
+                if name is KW_UNKNOWN:
+                    inst.opaque = True  # `SimpleNamespace(**opts)` of keys not known
+                    self.escape(tuple(v[0] for v in kwargs.values()))
+                    break
+                inst.attrs[name] = value
+            return inst
         if q == "dataclasses.replace" and len(args) == 1:
             # a copy with some fields changed (through the constructor: __post_init__ runs)
             obj = self.deref(args[0])
