@@ -397,7 +397,9 @@ class Calls:
             event = func.event
             if event is not None and isinstance(func.factory, (FuncV, BoundV)) and not self.quiet \
                     and len(event.called) < 8:
-                result = self.call_value(func.factory, args, kwargs, node, frame)
+                # the factory runs for the call that gives its arguments (`jit(f)(1024, bm=256)`,
+                # not the `jit(f)` it calls): its site is named by them
+                result = self.call_value(func.factory, args, kwargs, call_node if call_node is not None else node, frame)
                 found = kernels_of(result)
                 if found is not None and alternatives(found):
                     # one prim_func or another: which one this call compiles is not told
