@@ -106,3 +106,24 @@ def test_launch_finding_stays_on_the_with_line_and_ends_at_the_call():
     assert (d.line, d.col, d.end_line, d.end_col) == (9, 12, 10, 52)
     assert d.message == ("invalid NPU launch, 2 grid arguments (an NPU launch takes exactly one) and "
                          "threads=128 (must be 1 or 2 on the NPU): building the kernel fails with an assertion")
+
+
+def test_site_of_an_inline_jitted_factory_is_named_by_its_arguments():
+    source = '''
+import tilelang
+import tilelang.language as T
+
+def gemm(M, N, K, bm=128, bn=128, dtype="float16", acc="float"):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), acc)):
+        with T.Kernel((M // bm) * (N // bn), is_npu=True) as (cid, vid):
+            c_l0 = T.alloc_L0C((bm, bn), acc)
+            T.clear(c_l0)
+    return main
+
+jit = tilelang.jit(out_idx=[-1], pass_configs={"tl.ascend_memory_planning": True})
+k = jit(gemm)(1024, 1024, 1024, bm=256, bn=256)
+'''
+    found = [d for d in lint(source) if d.code == "TLA101"]
+    assert len(found) == 1
+    assert "at jit(gemm)(1024, 1024, 1024, bm=256, bn=256) (line 14)" in found[0].message, found[0].message
