@@ -32,6 +32,7 @@ b = {'p': False}
 c = {'s': False, 'q': 1}
 l = []
 n = 0
+it = zip((), ())
 def f(D):
     D['q'] = not D.get('q')
     return D
@@ -126,6 +127,20 @@ class Programs:
             lambda: ["_j = l if %s else [%s]" % (self.cond(), x), "if len(_j) < 4:", "    _j *= 2"],
             lambda: ["l.insert(0, %s)" % x],
             lambda: ["%s = max([%s, %s], key=len)" % (x, y, self.d())],
+            # one-shot iterators: the first consumer takes the items, a generator
+            # expression reads its names when consumed
+            lambda: ["it = zip((%s, %s), (%s, %s))" % (k, r.choice(KEYS), v, r.choice(VALUES))],
+            lambda: ["it = ((kk, %s) for kk in %s)" % (v, x)],
+            lambda: ["it = enumerate(%s, %d)" % (x, r.choice([0, 1]))],
+            lambda: ["it = reversed(list(%s.items()))" % x],
+            lambda: ["%s = dict(it)" % x],
+            lambda: ["%s = {kk: vv for kk, vv in it}" % x],
+            lambda: ["n = len(list(it))"],
+            lambda: ["n = sum(1 for _ in it)"],
+            lambda: ["n = len(next(it, ()))"],
+            lambda: ["n = (%s, %s) in it" % (k, v)],
+            lambda: ["if it:", "    n += 1"],
+            lambda: ["%s.update(it)" % x],
         ]
         compound = [
             lambda: ["if %s:" % self.cond()] + self.nested(depth) + ["else:"] + self.nested(depth),
@@ -135,6 +150,7 @@ class Programs:
             lambda: ["try:"] + self.nested(depth) + ["    int('%s')" % r.choice(["1", "x"])] + self.nested(depth)
             + ["except ValueError:", "    pass"],
             lambda: ["def h():", "    global %s" % x] + self.nested(depth) + ["h()"],
+            lambda: ["for kk, vv in it:"] + self.nested(depth) + (["    break"] if r.random() < 0.3 else []),
         ]
         pool = forms + (compound if depth > 0 else [])
         return r.choice(pool)()
@@ -184,6 +200,9 @@ def check(seed: int, count: int):
         if namespace is None:
             continue
         evaluator = model_of(body).resolver.evaluator()
+        if evaluator is None:  # not evaluated (a loop's iterator consumed in its body): all unknown
+            compared += 5
+            continue
         for name in ("a", "b", "c", "n", "LN"):
             got = _python(evaluator.final(name))
             compared += 1

@@ -26,6 +26,12 @@ class Budget(Exception):
     pass
 
 
+class Interleaved(Budget):
+    """A ``for`` loop's iterator consumed (or possibly consumed) in the
+    loop's own body: the loop's items are not what the evaluator read at its
+    start. Rare; the module is then not evaluated (as over budget)."""
+
+
 def int_bits(value) -> int:
     return value.bit_length() if type(value) in (int, bool) else 0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional
 
-from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget
+from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget, Interleaved
 from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
@@ -518,9 +518,19 @@ class Statements:
     def for_(self, node, frame: Frame) -> None:
         value = self.deref(self.expr(node.iter, frame))
         if type(value) is IterV:
-            # a loop that may stop early (`break`, `return`) leaves the rest of it
-            value = self.drain(value, stops_early=_may_leave(node.body))
-        items = self.iterate(value)
+            # a loop that may stop early (`break`, `return`) leaves the rest of it; its
+            # body must not take items from it too (see Interleaved)
+            it = value
+            value = self.drain(it, stops_early=_may_leave(node.body))
+            it.looping = True
+            try:
+                self.loop_over(node, frame, self.iterate(value))
+            finally:
+                it.looping = False
+            return
+        self.loop_over(node, frame, self.iterate(value))
+
+    def loop_over(self, node, frame: Frame, items: Optional[list]) -> None:
         if items is not None and len(items) > 8 and all(type(i) is int for i in items):
             items = None  # a numeric loop (test data, shapes): once, as if any iteration
         if items is None:
@@ -668,6 +678,8 @@ class Statements:
         UNKNOWN when it was consumed before. A generator expression's items
         are made now; for a consumer that may stop before the end
         (``any``, ``next``, ``zip``), in a branch of their own."""
+        if it.looping:
+            raise Interleaved()  # `for x in it: ... list(it)`: the loop's items are not all its own
         if it.spent:
             return () if it.exhausted else UNKNOWN
         it.spent = True
@@ -1187,7 +1199,7 @@ class Statements:
             self.changed_unknown(obj)
             return
         self.effects += 1
-        taint_links(obj, key)
+        taint_links(obj, key, removed=True)
         if key is UNKNOWN or not hashable(key):
             spoil_entries(obj)  # any one of its keys (or one it may have that is not known) is gone
             return

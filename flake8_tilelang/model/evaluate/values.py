@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from ..nodes import Function, Scope
+from .budget import Interleaved
 
 if TYPE_CHECKING:
     from .evaluator import Evaluator
@@ -361,7 +362,7 @@ class IterV:
     outside any branch): nothing is left, so a second ``dict(pairs)`` is
     ``{}``, as in CPython."""
 
-    __slots__ = ("items", "lazy", "spent", "exhausted", "token")
+    __slots__ = ("items", "lazy", "spent", "exhausted", "token", "looping")
 
     def __init__(self, items: tuple, token: int, lazy: Optional[tuple] = None):
         self.items = items
@@ -369,6 +370,7 @@ class IterV:
         self.spent = False
         self.exhausted = False
         self.token = token
+        self.looping = False  # a `for` loop runs over it now
 
 
 class NamespaceV:
@@ -640,6 +642,8 @@ def havoc(value) -> bool:
         taint_links(value)
         return True
     if type(value) is IterV:
+        if value.looping:
+            raise Interleaved()  # what is not followed may take items from under the loop
         if value.spent:
             return False
         value.spent = True  # consumed, maybe (a lazy one's items, if made, change nothing followed)
@@ -670,11 +674,11 @@ def _linked(joined, a, b):
     return joined
 
 
-def taint_links(obj, key=MISSING) -> None:
-    """``obj`` changed (at ``key``, or anywhere): the containers that may be
-    the very same object (the joins made from it, and theirs, and what a join
-    was made from, and theirs; not the other side of a join it went into)
-    may have changed too."""
+def taint_links(obj, key=MISSING, removed: bool = False) -> None:
+    """``obj`` changed (at ``key``, or anywhere; ``removed``: ``key`` was
+    deleted): the containers that may be the very same object (the joins
+    made from it, and theirs, and what a join was made from, and theirs; not
+    the other side of a join it went into) may have changed too."""
     if getattr(obj, "links", None) is None:
         return
     seen = {id(obj)}
@@ -706,6 +710,10 @@ def taint_links(obj, key=MISSING) -> None:
                 if entry is not None:
                     lost(entry[0])
                     other.entries[key] = (UNKNOWN,) + tuple(entry[1:])
+                    if removed:
+                        other.make_loose(key)  # `c.pop(k)` where c may be this dict: k may be gone
+                elif removed:
+                    pass  # deleting a key it does not hold changes nothing (or raises)
                 elif other.complete:
                     other.complete = False  # the key may be there now, with any value
             else:
