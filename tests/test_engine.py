@@ -1982,6 +1982,10 @@ ITERATOR_FORMS = {
     "pop_through_a_join": (
         "a = {'s': True}\nb = {'p': False}\nc = {'q': 1}\nc = b if a == a else c\nc.pop('p', None)\n"
         "R = (len(b), list(b))\n", (0, []), False),
+    "sweep_over_a_product": (
+        "import itertools\np = itertools.product((128, 256), (64,))\nR = (list(p), list(p), "
+        "list(itertools.chain((1,), 'a')), list(itertools.product('ab', repeat=2))[-1])\n",
+        ([(128, 64), (256, 64)], [], [1, 'a'], ('b', 'b')), True),
     "builtin_shadowed": ("def sum(xs):\n    return 'mine'\nR = sum([1, 2])\n", 'mine', True),
     "math_error_is_unknown": ("import math\nR = math.sqrt(-1) if False else math.log(0) if False else 1\n", 1, True),
 }

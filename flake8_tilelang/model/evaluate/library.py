@@ -4,6 +4,7 @@ and ``functools.partial``; compile sites are recorded as ``Event``s."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import Dict, Optional
 
@@ -427,6 +428,21 @@ class Library:
                     or strict and len({len(x) for x in seqs}) > 1:  # ValueError when consumed
                 return UNKNOWN
             return self.iterator(tuple(zip(*seqs)))
+        if q in ("itertools.product", "itertools.chain") and set(kwargs) <= ({"repeat"} if q == "itertools.product"
+                                                                               else set()):
+            # `for bm, bn in itertools.product(BMS, BNS)`: a sweep of build parameters
+            seqs = [self.iterate(a) for a in args]
+            repeat = kwargs.get("repeat", (1,))[0]
+            if any(x is None for x in seqs) or type(repeat) is not int or not 0 <= repeat <= 8:
+                return UNKNOWN
+            count = 1
+            for x in seqs:
+                count *= len(x) if q == "itertools.product" else 1
+            if q == "itertools.product" and count ** repeat > MAX_UNROLL:
+                return UNKNOWN
+            items = tuple(itertools.product(*seqs, repeat=repeat)) if q == "itertools.product" \
+                else tuple(itertools.chain(*seqs))
+            return self.iterator(items)
         if q == "enumerate" and 1 <= len(args) + len(kwargs) <= 2 and set(kwargs) <= {"start"} and args:
             seq = self.iterate(args[0])
             start = args[1] if len(args) > 1 else kwargs.get("start", (0,))[0]
