@@ -751,6 +751,9 @@ class Statements:
         if fn is None:
             self.assign_name(node.name, UNKNOWN, frame)
             return
+        # as CPython runs a `def`: the decorator expressions (top to bottom), the defaults,
+        # then the decorators applied (bottom to top)
+        decorators = [self.expr(dec, frame) for dec in node.decorator_list]
         args = node.args
         positional = list(args.posonlyargs) + list(args.args)
         defaults: Dict[str, object] = {}
@@ -761,8 +764,7 @@ class Statements:
                 defaults[a.arg] = self.expr(d, frame)
         closure = frame if frame.kind != "class" else frame.parent
         value: object = FuncV(fn, closure, defaults, self, home=frame if frame.kind == "class" else None)
-        for dec in reversed(node.decorator_list):
-            deco = self.expr(dec, frame)
+        for dec, deco in zip(reversed(node.decorator_list), reversed(decorators)):
             value = self.apply(deco, value, dec, frame)
         self.assign_name(node.name, value, frame)
 
@@ -787,6 +789,9 @@ class Statements:
 
     def classdef(self, node: ast.ClassDef, frame: Frame) -> None:
         scope = self.classes_by_node.get(id(node))
+        # as CPython runs a `class`: the decorator expressions first, then the bases,
+        # keywords and body; the decorators apply last (bottom to top)
+        decorators = [self.deref(self.expr(dec, frame)) for dec in node.decorator_list]
         bases: list = []
         kind, opaque = "", False
         for b in node.bases:
@@ -818,7 +823,6 @@ class Statements:
             opaque = True
         fields = _annotated_fields(node)
         value: object = None
-        decorators = [self.deref(self.expr(dec, frame)) for dec in node.decorator_list]
         for dec_node, deco in zip(reversed(node.decorator_list), reversed(decorators)):
             q = deco.q if isinstance(deco, LibV) else None
             if isinstance(dec_node, ast.Call):
