@@ -2035,3 +2035,61 @@ def test_simple_namespace_holds_its_attributes():
     # an attribute it was not given: AttributeError, unknown
     body = "import types\nO = types.SimpleNamespace(a=1)\nR = getattr(O, 'b', 2)\n"
     assert _python(model_of(body).resolver.evaluator().final("R")) in (UNKNOWN, 2)
+
+
+DEFINITION_ORDER_FORMS = {
+    # CPython runs a `def`'s decorator expressions top to bottom, then its defaults, then
+    # applies the decorators bottom to top; a `class`'s decorators run before its bases
+    "decorators_made_top_to_bottom": (
+        "LOG = []\ndef d(n):\n    LOG.append(n)\n    return lambda f: f\n@d('a')\n@d('b')\ndef f():\n    pass\n"
+        "R = LOG\n", ['a', 'b']),
+    "decorator_before_defaults": (
+        "LOG = []\ndef d(n):\n    LOG.append(n)\n    return lambda f: f\ndef v(n):\n    LOG.append(n)\n    return n\n"
+        "@d('deco')\ndef f(a=v('pos'), *, b=v('kw')):\n    pass\nR = LOG\n", ['deco', 'pos', 'kw']),
+    "config_changed_by_decorator_factories": (
+        "CFG = {'s': True}\ndef mark(v):\n    CFG['s'] = v\n    def deco(f):\n        CFG['last'] = v\n"
+        "        return f\n    return deco\n@mark(1)\n@mark(2)\ndef g():\n    pass\nR = CFG\n", {'s': 2, 'last': 1}),
+    "class_decorator_before_bases_and_body": (
+        "LOG = []\ndef d(n):\n    LOG.append(n)\n    return lambda c: c\ndef v(n):\n    LOG.append(n)\n"
+        "    return object\n@d('deco')\nclass C(v('base')):\n    LOG.append('body')\nR = LOG\n",
+        ['deco', 'base', 'body']),
+}
+
+
+@pytest.mark.parametrize("form", sorted(DEFINITION_ORDER_FORMS))
+def test_definitions_run_in_cpython_order(form):
+    body, expected = DEFINITION_ORDER_FORMS[form]
+    namespace: dict = {}
+    exec(compile(body, "<form>", "exec"), namespace)
+    assert namespace["R"] == expected
+    assert _python(model_of(body).resolver.evaluator().final("R")) == expected
+
+
+def test_parametrized_test_runs_once_per_row():
+    from flake8_tilelang.model.evaluate.sites import kernel_sites
+
+    model = model_of("""
+        import pytest
+
+        def rows(block, dtype="float16"):
+            @T.prim_func
+            def main(X: T.Tensor((1024, block), dtype)):
+                with T.Kernel(8, is_npu=True) as (cid, vid):
+                    x = T.alloc_ub((64, block), dtype)
+                    T.copy(X[cid * 128, 0], x)
+            return main
+
+        @pytest.mark.parametrize("dtype", ["float16", "float"])
+        @pytest.mark.parametrize("block, extra", [(128, 1), pytest.param(256, 2, id="big")])
+        def test_rows(some_fixture, dtype, block, extra):
+            tilelang.compile(rows(block, dtype), pass_configs={"tl.ascend_auto_sync": True})
+
+        @pytest.mark.parametrize("block", [512], indirect=True)
+        def test_indirect(block):
+            tilelang.compile(rows(block), pass_configs={"tl.ascend_auto_sync": True})
+    """)
+    (kernel,) = [k for k in model.kernels if k.func.parent.name == "rows"]
+    labels = sorted(s.label for s in kernel_sites(kernel, model))
+    # two known rows (block 128, each dtype); the pytest.param row and the indirect one are unknown
+    assert sum("block=128" in label for label in labels) == 2, labels
+    assert not any("block=256" in label or "block=512" in label for label in labels), labels

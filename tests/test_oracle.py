@@ -36,7 +36,7 @@ from oracle.cases import CASES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = sorted(glob.glob(os.path.join(ROOT, "fixtures", "**", "*.py"), recursive=True))
-INERT = ("torch", "torch_npu", "pytest", "numpy")
+INERT = ("torch", "torch_npu", "numpy")  # pytest is real: its parametrize rows are the calls
 
 # Statement forms / site kinds the current engine gets wrong (see CASES); the
 # generated-program tests leave them out. Remove an entry when its case passes.

@@ -154,6 +154,53 @@ def _dummy_args(fn):
     return args
 
 
+def _names_called(path):
+    """The names the file calls anywhere (`run(...)`, `self.run(...)`)."""
+    import ast
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            out.add(f.id if isinstance(f, ast.Name) else getattr(f, "attr", None))
+    return out
+
+
+def _param_calls(fn):
+    """The calls pytest makes of a test under `@pytest.mark.parametrize`
+    (every combination of stacked marks): a list of (args, kwargs), a
+    fixture it takes given a dummy value; None when it has no such mark."""
+    marks = [m for m in getattr(fn, "pytestmark", []) if getattr(m, "name", None) == "parametrize"]
+    if not marks:
+        return None
+    combos = [{}]
+    for mark in marks:
+        names, values = mark.args[0], mark.args[1]
+        if isinstance(names, str):
+            names = [n.strip() for n in names.split(",") if n.strip()]
+        rows = []
+        for v in values:
+            if type(v).__name__ == "ParameterSet":  # pytest.param(...): its values, one per name
+                rows.append(tuple(v.values))
+            else:
+                rows.append((v,) if len(names) == 1 else tuple(v))
+        combos = [dict(c, **dict(zip(names, row))) for c in combos for row in rows]
+    try:
+        sig = inspect.signature(inspect.unwrap(fn))
+    except (TypeError, ValueError):
+        return None
+    calls = []
+    for combo in combos:
+        kwargs = dict(combo)
+        for p in sig.parameters.values():
+            if p.name not in kwargs and p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                kwargs[p.name] = 64  # a fixture
+        calls.append(((), kwargs))
+    return calls
+
+
 def _module_name(path):
     """(sys.path root, dotted module name) of a file, walking up packages."""
     folder, name = os.path.split(os.path.abspath(path))
@@ -228,21 +275,32 @@ def run_module(path: str, timeout: float = 5.0, run_name: Optional[str] = None,
         finally:
             sys.setprofile(None)
         if call_functions:
-            for value in list(namespace.values()):
-                code = getattr(value, "__code__", None)
-                if (not inspect.isfunction(value) or code.co_filename != here or code in called
-                        or hasattr(value, "__jit_impl__")):
-                    continue
-                args = _dummy_args(value)
-                if args is None:
-                    continue
-                try:
-                    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
-                        value(*args)
-                except _Timeout:
-                    raise RunError("timeout after %.1fs" % timeout)
-                except Exception:
-                    pass  # needs real arguments: not exercised
+            # as the engine's sweep: first the functions nothing calls by name (tests, entry
+            # points; a parametrized test once per row), then the rest the first ones did not call
+            by_name = _names_called(here)
+            for second in (False, True):
+                for value in list(namespace.values()):
+                    code = getattr(value, "__code__", None)
+                    if (not inspect.isfunction(value) or code.co_filename != here or code in called
+                            or hasattr(value, "__jit_impl__") or (not second and value.__name__ in by_name)):
+                        continue
+                    calls = _param_calls(value)
+                    if calls is None:
+                        args = _dummy_args(value)
+                        if args is None:
+                            continue
+                        calls = [(args, {})]
+                    for args, kwargs in calls:
+                        sys.setprofile(profile)
+                        try:
+                            with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+                                value(*args, **kwargs)
+                        except _Timeout:
+                            raise RunError("timeout after %.1fs" % timeout)
+                        except Exception:
+                            pass  # needs real arguments: not exercised
+                        finally:
+                            sys.setprofile(None)
         if call_uncalled:
             for wrapper in list(_record.JIT_WRAPPERS):
                 if wrapper.__oracle_called__():

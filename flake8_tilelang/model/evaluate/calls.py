@@ -14,7 +14,7 @@ from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event
 from .values import (
     MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
-    LambdaV, LazyCallV, LibV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
+    LambdaV, LazyCallV, LibV, ParamsV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
     join, havoc, kernels_of, mklist, plain, seq_known, taint_links, truth,
 )
@@ -416,6 +416,12 @@ class Calls:
             return UNKNOWN
         if isinstance(func, PassDecoV):
             return args[0] if len(args) == 1 and not kwargs else UNKNOWN
+        if t is ParamsV:
+            if len(args) != 1 or kwargs:
+                return UNKNOWN
+            if type(args[0]) is FuncV:  # the test runs once per row (stacked: every combination)
+                self.param_rows.setdefault(id(args[0].fn), []).append(func)
+            return args[0]
         if isinstance(func, ClassV):
             return self.construct(func, args, kwargs, node)
         if t is InstanceV:

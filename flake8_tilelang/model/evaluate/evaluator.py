@@ -81,6 +81,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # searched for them only when some exist (see call_value)
         self.handles = 0
         self.namespace_class: Optional[ClassV] = None  # types.SimpleNamespace, made when first used
+        self.param_rows: Dict[int, list] = {}  # id(Function) -> its pytest.mark.parametrize decorators
         self.once_names: Dict[int, dict] = {}  # see fold_once
         self.once_reads: Dict[int, tuple] = {}
         # bumped by everything that may change state beyond the running frame's
@@ -163,13 +164,46 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                     continue
                 if self.inert(fn):
                     continue  # running it cannot change what any kernel sees
-                saved, self.token = self.token, self.fork_token()
-                try:
-                    self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
-                except Abrupt:
-                    pass
-                finally:
-                    self.token = saved
+                runs = self.test_runs(fn)
+                for kwargs in runs if runs is not None else [None]:
+                    saved, self.token = self.token, self.fork_token()
+                    try:
+                        if kwargs is None:
+                            self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
+                        else:
+                            self.call_function(self.module_frame.vars[fn.name], (), kwargs, fn.node)
+                    except Abrupt:
+                        pass
+                    finally:
+                        self.token = saved
+
+    def test_runs(self, fn: Function) -> Optional[list]:
+        """The calls pytest makes of a module-level test function under
+        ``@pytest.mark.parametrize`` (every combination of stacked ones, at
+        most 16): keyword arguments, a fixture it takes unknown. None: run it
+        once with unknown arguments."""
+        decos = self.param_rows.get(id(fn))
+        value = self.module_frame.vars.get(fn.name) if self.module_frame is not None else None
+        if not decos or fn.parent is not self.b.module or type(value) is not FuncV or value.fn is not fn \
+                or any(d.rows is None for d in decos):
+            return None
+        a = fn.node.args  # type: ignore[attr-defined]
+        if a.vararg is not None or a.kwarg is not None or a.posonlyargs:
+            return None
+        combos: list = [{}]
+        for deco in decos:
+            combos = [dict(c, **dict(zip(deco.names, row))) for c in combos for row in deco.rows]
+            if len(combos) > 16:
+                return None
+        params = [p.arg for p in list(a.args) + list(a.kwonlyargs)]
+        if any(name not in params for c in combos for name in c):
+            return None  # a name the function does not take: pytest fails it
+        runs = []
+        for combo in combos:
+            kwargs = {name: (combo[name], fn.node) if name in combo else (UNKNOWN, fn.node)
+                      for name in params if name in combo or name not in value.defaults}
+            runs.append(kwargs)
+        return runs
 
     def inert(self, fn: Function) -> bool:
         """Whether running ``fn`` with unknown arguments can change nothing

@@ -19,7 +19,7 @@ from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
     KernelV, LambdaV, ListV,
-    EnumMemberV, InstanceV, LibV, NamespaceV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
+    EnumMemberV, InstanceV, LibV, NamespaceV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, seq_known, spoil, truth,
 )
 
@@ -322,6 +322,11 @@ class Library:
             if args:
                 return self.jit(args[0], kw, unknown, node, "jit-call")
             return JitDecoV(kw, node, unknown)
+        if q == "pytest.mark.parametrize":
+            return self.parametrize(args, kwargs)
+        if q.startswith("pytest.mark.") and q.count(".") == 2:
+            # `@pytest.mark.skipif(...)`, `@pytest.mark.npu`: the function, marked
+            return args[0] if len(args) == 1 and not kwargs and type(args[0]) is FuncV else PassDecoV()
         if q in C.AUTOTUNE_NAMES:
             return PassDecoV() if not args else args[0]
         if q in C.COMPILE_NAMES:
@@ -519,6 +524,33 @@ class Library:
                 and all(type(a) is int for a in args):
             return int_fold(q if q in ("min", "max") else prim, args)
         return UNKNOWN
+
+    def parametrize(self, args: tuple, kwargs):
+        """``@pytest.mark.parametrize("dtype,target", [...])``: the rows the
+        test runs with, each row's values in order of ``names``."""
+        names = self.deref(args[0]) if args else kwargs.get("argnames", (UNKNOWN,))[0]
+        values = args[1] if len(args) > 1 else kwargs.get("argvalues", (UNKNOWN,))[0]
+        if isinstance(names, str):
+            names = tuple(n.strip() for n in names.split(",") if n.strip())
+        elif seq_known(names) and all(isinstance(n, str) for n in names):
+            names = tuple(names)
+        else:
+            return ParamsV((), None)
+        if not names or len(args) > 2 or set(kwargs) - {"argnames", "argvalues", "ids", "scope"}:
+            return ParamsV(names, None)  # `indirect=`: the values go to fixtures
+        items = self.iterate(values)
+        if items is None:
+            return ParamsV(names, None)
+        rows = []
+        for item in items:
+            item = self.deref(item)
+            if len(names) == 1:
+                rows.append((item,))
+            elif seq_known(item) and len(item) == len(names):
+                rows.append(tuple(item))
+            else:
+                rows.append((UNKNOWN,) * len(names))  # `pytest.param(...)`, a row not known
+        return ParamsV(names, rows)
 
     def numbers(self, q: str, args: tuple):
         """``abs``, ``round``, ``divmod``, ``pow``, ``math.ceil`` and the like of

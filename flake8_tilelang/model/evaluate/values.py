@@ -419,6 +419,19 @@ class JitDecoV:
         self.home = None  # the evaluator of the module that made it (its keyword nodes are there)
 
 
+class ParamsV:
+    """``pytest.mark.parametrize(names, values)``: a decorator that hands the
+    test function through; the runner calls it once per row of values.
+    ``rows``: one tuple per row (UNKNOWN items where a value is not known), or
+    None when the rows cannot be told (``indirect=``, an unknown list)."""
+
+    __slots__ = ("names", "rows")
+
+    def __init__(self, names: tuple, rows: Optional[list]):
+        self.names = names
+        self.rows = rows
+
+
 class PassDecoV:
     """A decorator that hands its argument through (``tilelang.autotune(...)``)."""
 
