@@ -146,3 +146,22 @@ def test_values_within_budget_are_still_computed():
     assert ev.final("x") == 3 ** 16
     assert ev.final("W") == "00042"
     assert ev.final("T2") == (1, 2, 3)
+
+
+def test_parametrized_tests_leave_the_module_its_budget():
+    """Rows of many parametrized tests run only while half the step budget is
+    left: a test file with many of them is still evaluated (its own
+    findings kept), the later tests run once with unknown arguments."""
+    from helpers import lint
+
+    tests = "\n".join(textwrap.dedent('''
+        @pytest.mark.parametrize("n", [64, 128, 256, 512])
+        @pytest.mark.parametrize("dtype", ["float16", "float", "int32", "int16"])
+        def test_case_%d(n, dtype):
+            for _ in range(8):
+                tilelang.compile(build(n * 64, n), pass_configs=PASS_CONFIGS)
+        ''') % i for i in range(120))
+    source = KERNEL.replace("{body}", "import pytest") + "\n" + tests + \
+        "\n\ntilelang.compile(build(1024, 64), pass_configs=PASS_CONFIGS)\n"
+    found = [d.code for d in lint(source)]
+    assert "TLA002" in found, found

@@ -51,6 +51,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         body = builder.tree.body
         lines = (getattr(body[-1], "end_lineno", None) or 0) if body else 0
         self.max_steps = MAX_STEPS + STEPS_PER_LINE * lines  # a long module may run longer
+        # the parametrized tests' rows run on a budget of their own (see sweep)
+        self.row_steps = self.max_steps
         self.depth = 0
         self.exhausted = False
         self.token = 0  # the innermost uncertain branch (0: certain)
@@ -164,18 +166,45 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                     continue
                 if self.inert(fn):
                     continue  # running it cannot change what any kernel sees
-                runs = self.test_runs(fn)
-                for kwargs in runs if runs is not None else [None]:
-                    saved, self.token = self.token, self.fork_token()
-                    try:
-                        if kwargs is None:
-                            self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
-                        else:
-                            self.call_function(self.module_frame.vars[fn.name], (), kwargs, fn.node)
-                    except Abrupt:
-                        pass
-                    finally:
-                        self.token = saved
+                if self.run_rows(fn):
+                    continue
+                saved, self.token = self.token, self.fork_token()
+                try:
+                    self.call_function(self.func_value(fn), (), {}, None, unknown_args=True)
+                except Abrupt:
+                    pass
+                finally:
+                    self.token = saved
+
+    def run_rows(self, fn: Function) -> bool:
+        """Run a parametrized test once per row (``test_runs``), on the rows'
+        own step budget: what they cost is not taken from the module's, so a
+        file of many such tests is still evaluated. When that budget runs out
+        during a row, the row stops there (it ran in a branch of its own: what
+        it did so far may have happened) and the test runs once more with
+        unknown arguments, as any other; False: no rows (run it so)."""
+        runs = self.test_runs(fn)
+        if runs is None or self.row_steps <= 0:
+            return False
+        for kwargs in runs:
+            saved, self.token = self.token, self.fork_token()
+            start, limit = self.steps, self.max_steps
+            self.max_steps = start + self.row_steps
+            stopped = False
+            try:
+                self.call_function(self.module_frame.vars[fn.name], (), kwargs, fn.node)
+            except Abrupt:
+                pass
+            except Budget:
+                stopped = True
+            finally:
+                self.row_steps -= self.steps - start
+                self.steps, self.max_steps = start, limit
+                self.token = saved
+            if stopped:
+                self.row_steps = 0
+                return False
+        return True
 
     def test_runs(self, fn: Function) -> Optional[list]:
         """The calls pytest makes of a module-level test function under
