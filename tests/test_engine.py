@@ -1986,6 +1986,13 @@ ITERATOR_FORMS = {
         "import itertools\np = itertools.product((128, 256), (64,))\nR = (list(p), list(p), "
         "list(itertools.chain((1,), 'a')), list(itertools.product('ab', repeat=2))[-1])\n",
         ([(128, 64), (256, 64)], [], [1, 'a'], ('b', 'b')), True),
+    # a dict put into a list in a branch may be read back through the list and changed
+    "list_plus_equals_in_a_branch": (
+        "import os\nb = {'p': False}\nc = {'s': False}\nl = []\nif os.sep:\n    l += [c]\n"
+        "if l:\n    b = l[-1]\nb.update({'p': True})\nR = c\n", {'s': False, 'p': True}, False),
+    "list_store_in_a_branch": (
+        "import os\nc = {'s': False}\nl = [{}]\nif os.sep:\n    l[0] = c\nl[0]['p'] = True\nR = c\n",
+        {'s': False, 'p': True}, False),
     "builtin_shadowed": ("def sum(xs):\n    return 'mine'\nR = sum([1, 2])\n", 'mine', True),
     "math_error_is_unknown": ("import math\nR = math.sqrt(-1) if False else math.log(0) if False else 1\n", 1, True),
 }

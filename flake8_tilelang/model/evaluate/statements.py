@@ -1176,6 +1176,7 @@ class Statements:
                     raise Abrupt("raise")  # IndexError
             else:
                 havoc(obj)  # a slice, an unknown index, or a store that may not happen
+                self.escape((value,))  # in it now, maybe: read back as unknown
 
     def delete(self, target, frame: Frame) -> None:
         if isinstance(target, ast.Subscript):
@@ -1256,6 +1257,10 @@ class Statements:
                 current[:] = list(current) * n
             else:
                 havoc(current)
+                if type(op) is ast.Add:
+                    # in it now, maybe: read back as unknown (`l += [CFG]` in a branch, then
+                    # `l[-1].update(...)` may change CFG), as `l.append(CFG)` is
+                    self.escape(tuple(seq) if seq is not None else (value,))
             result = current
         else:
             result = self.binop(op, current, value)
