@@ -2100,3 +2100,41 @@ def test_parametrized_test_runs_once_per_row():
     # two known rows (block 128, each dtype); the pytest.param row and the indirect one are unknown
     assert sum("block=128" in label for label in labels) == 2, labels
     assert not any("block=256" in label or "block=512" in label for label in labels), labels
+
+
+MATCH_FORMS = {
+    "mapping_with_capture_and_rest": (
+        "cfg = {'sync': True, 'plan': False, 't': 2}\nmatch cfg:\n    case {'sync': True, 't': t, **rest}:\n"
+        "        out = (t, rest['plan'], len(rest))\n    case _:\n        out = None\nR = out\n", (2, False, 1)),
+    "sequence_with_star": (
+        "match [1, [2, 3]]:\n    case [x, [y, *z]]:\n        out = (x, y, z)\nR = out\n", (1, 2, [3])),
+    "empty_mapping_matches_any_dict": (
+        "match {'a': 1}:\n    case {'b': _}:\n        o = 'b'\n    case {}:\n        o = 'any'\nR = o\n", 'any'),
+    "string_is_not_a_sequence": (
+        "match 'abc':\n    case [*_]:\n        o = 'seq'\n    case str() as s:\n        o = s\nR = o\n", 'abc'),
+    "failed_pattern_binds_nothing": (
+        "x = 'old'\nmatch [5, 3]:\n    case [x, 2]:\n        pass\n    case _:\n        pass\nR = x\n", 'old'),
+    "or_pattern_as_with_guard": (
+        "match {'k': 1}:\n    case {'k': 1 | 2 as v} if v > 5:\n        o = 'guard'\n    case _:\n        o = 'no'\n"
+        "R = (o, v)\n", ('no', 1)),
+    "dict_never_equals_a_number": (
+        "match {'t': 2}:\n    case 1 | 2:\n        o = 'small'\n    case _:\n        o = 'other'\nR = o\n", 'other'),
+}
+
+
+@pytest.mark.parametrize("form", sorted(MATCH_FORMS))
+def test_match_patterns_agree_with_python(form):
+    body, expected = MATCH_FORMS[form]
+    namespace: dict = {}
+    exec(compile(body, "<form>", "exec"), namespace)
+    assert namespace["R"] == expected
+    assert _python(model_of(body).resolver.evaluator().final("R")) == expected
+
+
+def test_names_a_class_pattern_may_capture_are_unknown():
+    body = ("px = 'old'\nclass Point:\n    def __init__(self, x):\n        self.x = x\n"
+            "match Point(1):\n    case Point(x=px):\n        pass\nR = px\n")
+    namespace: dict = {}
+    exec(compile(body, "<form>", "exec"), namespace)
+    assert namespace["R"] == 1
+    assert _python(model_of(body).resolver.evaluator().final("R")) in (UNKNOWN, 1)  # 'old' before

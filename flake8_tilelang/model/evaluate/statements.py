@@ -712,39 +712,140 @@ class Statements:
     def match(self, node, frame: Frame) -> None:
         subject = self.expr(node.subject, frame)
         for case in node.cases:
-            ok = self.pattern(case.pattern, subject, frame)
-            if ok is True and case.guard is not None:
-                ok = truth(self.expr(case.guard, frame))
+            binds: dict = {}  # the names the pattern captures: stored only if it matches
+            ok = self.pattern(case.pattern, subject, frame, binds)
+            if ok is True:
+                for name, value in binds.items():
+                    self.assign_name(name, value, frame)
+                if case.guard is not None:
+                    ok = truth(self.expr(case.guard, frame))  # the names stay bound if it fails
             if ok is True:
                 self.block(case.body, frame)
                 return
             if ok is not False:
-                # undecidable from here on: any remaining case, or none
+                # undecidable from here on: any remaining case, or none; a name this
+                # pattern captures may be bound or not
+                for name in _captured(case.pattern):
+                    self.assign_name(name, UNKNOWN, frame)
                 rest = [c.body for c in node.cases[node.cases.index(case):]]
                 self.uncertain(rest + [[]], frame)
                 return
 
-    def pattern(self, pat, subject, frame: Frame):
-        if isinstance(pat, ast.MatchAs) and pat.pattern is None:
+    def pattern(self, pat, subject, frame: Frame, binds: dict):
+        """Whether ``subject`` matches ``pat``: True, False or UNKNOWN; the
+        names it captures go into ``binds``."""
+        if isinstance(pat, ast.MatchAs):
+            ok = True if pat.pattern is None else self.pattern(pat.pattern, subject, frame, binds)
             if pat.name:
-                frame.vars[pat.name] = subject
-            return True
+                binds[pat.name] = subject  # `case x:`, `case (1 | 2) as small:`
+            return ok
         if isinstance(pat, ast.MatchValue):
             value = self.deref(self.expr(pat.value, frame))
             subject = self.deref(subject)
             if isinstance(value, PLAIN) and isinstance(subject, PLAIN):
                 return subject == value
+            if isinstance(value, PLAIN) and type(subject) in (DictV, ListV, tuple):
+                return False  # a dict, list or tuple never equals a number or a string
             return equal_refs(subject, value)  # `case Mode.EXPERT:`
         if isinstance(pat, ast.MatchSingleton):
             if type(subject) is EnumMemberV:
                 return False  # `case None:` against a member
             return pat.value is subject if isinstance(subject, PLAIN) else UNKNOWN
         if isinstance(pat, ast.MatchOr):
-            results = [self.pattern(p, subject, frame) for p in pat.patterns]
-            if True in results:
-                return True
-            return False if all(r is False for r in results) else UNKNOWN
+            undecided = False
+            for alternative in pat.patterns:  # the first that matches binds the names
+                mine: dict = {}
+                ok = self.pattern(alternative, subject, frame, mine)
+                if ok is True and not undecided:
+                    binds.update(mine)
+                    return True
+                if ok is not False:
+                    undecided = True
+                    binds.update(dict.fromkeys(mine, UNKNOWN))
+            return UNKNOWN if undecided else False
+        if isinstance(pat, ast.MatchMapping):
+            return self.mapping_pattern(pat, self.deref(subject), frame, binds)
+        if isinstance(pat, ast.MatchSequence):
+            return self.sequence_pattern(pat, self.deref(subject), frame, binds)
+        if isinstance(pat, ast.MatchClass):
+            return self.class_pattern(pat, self.deref(subject), frame, binds)
         return UNKNOWN
+
+    def class_pattern(self, pat, subject, frame: Frame, binds: dict):
+        """``case str():``, ``case int(n):``: a builtin type (one positional
+        pattern matches the subject itself); other classes are not read."""
+        cls = self.deref(self.expr(pat.cls, frame))
+        types = _BUILTIN_TYPES.get(cls.q) if type(cls) is LibV else None
+        if types is None or pat.kwd_patterns or len(pat.patterns) > 1:
+            return UNKNOWN
+        if isinstance(subject, PLAIN) or type(subject) in (tuple, ListV, DictV):
+            ok = isinstance(subject, types) if type(subject) is not DictV else dict in types
+        else:
+            return UNKNOWN  # an object: a subclass, maybe
+        if ok and pat.patterns:
+            return self.pattern(pat.patterns[0], subject, frame, binds)
+        return ok
+
+    def mapping_pattern(self, pat, subject, frame: Frame, binds: dict):
+        """``case {"mode": "dev", "threads": t, **rest}:``: a dict holding
+        those keys, each value matching its pattern."""
+        if type(subject) is not DictV:
+            # a number, string, tuple or list is not a mapping; an object may be one
+            return False if isinstance(subject, (PLAIN, tuple, list)) else UNKNOWN
+        matched = True
+        keys = []
+        for key_node, sub in zip(pat.keys, pat.patterns):
+            key = self.deref(self.expr(key_node, frame))
+            if key is UNKNOWN or not hashable(key):
+                return UNKNOWN
+            keys.append(key)
+            if key not in subject.entries or subject.maybe_absent(key):
+                if key not in subject.entries and subject.complete:
+                    return False
+                matched = UNKNOWN
+                continue
+            ok = self.pattern(sub, subject.entries[key][0], frame, binds)
+            if ok is False:
+                return False
+            if ok is not True:
+                matched = UNKNOWN  # a later key may still fail it
+        if pat.rest:
+            rest = DictV(self.token, {k: e for k, e in subject.entries.items() if k not in keys}, subject.complete)
+            for k in subject.loose or ():
+                if k in rest.entries:
+                    rest.make_loose(k)
+            binds[pat.rest] = rest
+        return matched
+
+    def sequence_pattern(self, pat, subject, frame: Frame, binds: dict):
+        """``case [first, *rest]:``: a tuple or list (not a string) of that
+        length, each item matching its pattern; the starred name a list."""
+        if isinstance(subject, (PLAIN, DictV)):
+            return False  # strings are not sequences to `match`
+        if not seq_known(subject):
+            return UNKNOWN
+        items = list(subject)
+        stars = [i for i, p in enumerate(pat.patterns) if isinstance(p, ast.MatchStar)]
+        n = len(pat.patterns)
+        if (not stars and len(items) != n) or (stars and len(items) < n - 1):
+            return False
+        if stars:
+            i = stars[0]
+            after = n - i - 1
+            pairs = list(zip(pat.patterns[:i], items[:i])) + \
+                list(zip(pat.patterns[i + 1:], items[len(items) - after:]))
+            if pat.patterns[i].name:
+                binds[pat.patterns[i].name] = mklist(items[i:len(items) - after], self.token)
+        else:
+            pairs = list(zip(pat.patterns, items))
+        matched = True
+        for sub, item in pairs:
+            ok = self.pattern(sub, item, frame, binds)
+            if ok is False:
+                return False
+            if ok is not True:
+                matched = UNKNOWN
+        return matched
 
     def funcdef(self, node, frame: Frame) -> None:
         fn = self.by_node.get(id(node))
@@ -1306,6 +1407,22 @@ class Statements:
 
 
 _LEAVES = (ast.Break, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+# `case str():` and the like: the Python types each builtin's class pattern accepts
+_BUILTIN_TYPES = {"str": (str,), "int": (int,), "float": (float,), "bool": (bool,), "bytes": (bytes,),
+                  "list": (list,), "tuple": (tuple,), "dict": (dict,)}
+
+
+def _captured(pattern) -> list:
+    """Every name a ``case`` pattern may capture (in any of its parts)."""
+    names = []
+    for node in ast.walk(pattern):
+        name = getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else \
+            getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
+        if name:
+            names.append(name)
+    return names
 
 
 def _may_leave(body) -> bool:
