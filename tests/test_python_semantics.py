@@ -151,6 +151,11 @@ class Programs:
             + ["except ValueError:", "    pass"],
             lambda: ["def h():", "    global %s" % x] + self.nested(depth) + ["h()"],
             lambda: ["for kk, vv in it:"] + self.nested(depth) + (["    break"] if r.random() < 0.3 else []),
+            lambda: ["match %s:" % x, "    case {%s: %s, **_rest}:" % (k, r.choice(["True", "False", "vv", "_"]))]
+            + ["    " + line for line in self.nested(depth)]
+            + ["    case [*_]:", "        n = 9", "    case _:"] + ["    " + line for line in self.nested(depth)],
+            lambda: ["match (%s, %s):" % (x, y), "    case ({%s: vv}, {**_rest}) if vv:" % k,
+                     "        %s = _rest" % x, "    case (p, q):", "        %s = q" % self.d()],
         ]
         pool = forms + (compound if depth > 0 else [])
         return r.choice(pool)()
