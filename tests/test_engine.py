@@ -1993,6 +1993,7 @@ ITERATOR_FORMS = {
     "list_store_in_a_branch": (
         "import os\nc = {'s': False}\nl = [{}]\nif os.sep:\n    l[0] = c\nl[0]['p'] = True\nR = c\n",
         {'s': False, 'p': True}, False),
+    "fsum_is_a_sum": ("import math\nR = math.fsum([0.1, 0.2])\n", 0.30000000000000004, False),
     "builtin_shadowed": ("def sum(xs):\n    return 'mine'\nR = sum([1, 2])\n", 'mine', True),
     "math_error_is_unknown": ("import math\nR = math.sqrt(-1) if False else math.log(0) if False else 1\n", 1, True),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math as _math
 import re
 from typing import Dict, Optional
 
@@ -478,7 +479,7 @@ class Library:
             return truth(self.deref(args[0]))  # of a container, an iterator, a function
         if q in _NUMBERS and not kwargs:
             return self.numbers(q, args)
-        if q in ("sum", "min", "max", "all", "any", "sorted", "reversed", "math.prod", "math.fsum") \
+        if q in ("sum", "min", "max", "all", "any", "sorted", "reversed", "math.prod") \
                 and args and not (kwargs and (q != "sorted" or set(kwargs) != {"reverse"})):
             return self.over_items(q, args, kwargs)
         if q in ("bool", "int", "str", "float") and len(args) == 1 and isinstance(args[0], PLAIN):
@@ -837,8 +838,6 @@ def alternatives(found) -> bool:
     which is compiled."""
     return found is not None and len({id(k.fn) for k in found}) > 1
 
-
-import math as _math  # noqa: E402
 
 # Number functions computed when their arguments are known numbers: name ->
 # (fewest, most arguments).
