@@ -1994,6 +1994,12 @@ ITERATOR_FORMS = {
         "import os\nc = {'s': False}\nl = [{}]\nif os.sep:\n    l[0] = c\nl[0]['p'] = True\nR = c\n",
         {'s': False, 'p': True}, False),
     "fsum_is_a_sum": ("import math\nR = math.fsum([0.1, 0.2])\n", 0.30000000000000004, False),
+    "map_calls_when_consumed": (
+        "CFG = {'n': 0}\ndef bump(k):\n    CFG['n'] += k\n    return k * 2\nm = map(bump, [1, 2])\nA = CFG['n']\n"
+        "B = list(m)\nR = (A, B, CFG['n'], list(m))\n", (0, [2, 4], 3, []), True),
+    "pool_tasks_change_what_they_may": (
+        "from concurrent.futures import ThreadPoolExecutor\nCFG = {'s': True}\ndef task(k):\n    CFG['s'] = False\n"
+        "with ThreadPoolExecutor(2) as ex:\n    f = ex.submit(task, 1)\nR = CFG\n", {'s': False}, False),
     "builtin_shadowed": ("def sum(xs):\n    return 'mine'\nR = sum([1, 2])\n", 'mine', True),
     "math_error_is_unknown": ("import math\nR = math.sqrt(-1) if False else math.log(0) if False else 1\n", 1, True),
 }

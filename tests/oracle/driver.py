@@ -261,6 +261,7 @@ def run_module(path: str, timeout: float = 5.0, run_name: Optional[str] = None,
         try:
             if call_functions:
                 sys.setprofile(profile)
+                threading.setprofile(profile)  # a pool's worker threads call functions too
             with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
                 if "." in modname:
                     namespace = runpy.run_module(modname, run_name=run_name or modname)
@@ -274,6 +275,7 @@ def run_module(path: str, timeout: float = 5.0, run_name: Optional[str] = None,
             raise RunError("%s: %s" % (type(exc).__name__, exc))
         finally:
             sys.setprofile(None)
+            threading.setprofile(None)
         if call_functions:
             # as the engine's sweep: first the functions nothing calls by name (tests, entry
             # points; a parametrized test once per row), then the rest the first ones did not call
@@ -292,6 +294,7 @@ def run_module(path: str, timeout: float = 5.0, run_name: Optional[str] = None,
                         calls = [(args, {})]
                     for args, kwargs in calls:
                         sys.setprofile(profile)
+                        threading.setprofile(profile)
                         try:
                             with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
                                 value(*args, **kwargs)
@@ -301,6 +304,7 @@ def run_module(path: str, timeout: float = 5.0, run_name: Optional[str] = None,
                             pass  # needs real arguments: not exercised
                         finally:
                             sys.setprofile(None)
+                            threading.setprofile(None)
         if call_uncalled:
             for wrapper in list(_record.JIT_WRAPPERS):
                 if wrapper.__oracle_called__():

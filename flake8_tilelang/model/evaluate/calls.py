@@ -12,7 +12,7 @@ from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
 from .frames import Abrupt, Frame
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import (
-    MISSING, BoundV, ClassV, DictV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
+    MISSING, BoundV, ClassV, DictV, ExecutorV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, ParamsV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
@@ -95,7 +95,10 @@ _CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "next", "
 
 
 # Methods of a str, list, dict that consume an iterator they are given.
-_CONSUMING_METHODS = frozenset({"str.join", "list.extend", "dict.update", "set.update", "list.__iadd__"})
+_CONSUMING_METHODS = frozenset({"str.join", "list.extend", "dict.update", "set.update", "list.__iadd__",
+                                "executor.map", "executor.starmap", "executor.imap", "executor.map_async"})
+
+MAX_TASKS = 16  # tasks of one pool call that are followed
 
 
 # Library calls that look at an iterator without taking items from it.
@@ -152,6 +155,14 @@ _NO_CALLABLE_CALLS = frozenset({"print", "isinstance", "callable", "id", "hash",
 
 # library calls that run ``target=`` with ``args=`` / ``kwargs=`` (later, once)
 _RUNS_TARGET = frozenset({"threading.Thread", "multiprocessing.Process", "multiprocessing.context.Process"})
+
+
+def _callable_of_user(value) -> bool:
+    """A function of the user's the evaluator can call (a partial of one too)."""
+    t = type(value)
+    if t is PartialV:
+        return _callable_of_user(value.func)
+    return t is FuncV or t is LambdaV or (t is BoundV and type(value.func) is FuncV)
 
 
 def _keeps_no_callable(q: str) -> bool:
@@ -314,6 +325,10 @@ class Calls:
                 folded = self.reduce(args, kwargs, node, frame)
                 if folded is not MISSING:
                     return folded
+            if func.q == "map" and args and not kwargs and _callable_of_user(args[0]):
+                # `map(build, CONFIGS)`: calls `build` for each item when it is consumed
+                self.handles += 1
+                return IterV((), self.token, ("map", node, frame, args, self))
             if func.q in _CALLS_BACK:
                 # `sorted(configs, key=relax)`, `list(map(lambda k: CFG.update(...), keys))`: the
                 # function may be called, with values not followed; what it changes may change
@@ -373,6 +388,8 @@ class Calls:
         if isinstance(func, LambdaV):
             return self.call_lambda(func, args, kwargs)
         if isinstance(func, BoundV):
+            if type(func.obj) is ExecutorV:
+                return self.executor_call(func.func.q, args, kwargs, node, frame)
             if isinstance(func.func, LibV):
                 result = self.method(func.func.q, func.obj, args, kwargs, node)
                 obj = func.obj
@@ -877,6 +894,66 @@ class Calls:
             return UNKNOWN
 
         return tuple(hand(a) for a in args), {k: (hand(v[0]),) + tuple(v[1:]) for k, v in kwargs.items()}
+
+    def executor_call(self, q: str, args: tuple, kwargs, node, frame: Frame):
+        """``ex.map(build, CONFIGS)``, ``ex.starmap``, ``ex.submit(build, cfg)``,
+        ``pool.apply_async(...)``: ``build`` runs with each row of arguments.
+        The tasks run at the same time (threads) or in other processes, in an
+        order not told: each runs in a branch of its own (what it changes
+        here is uncertain), and what they return is unknown."""
+        name = q.rsplit(".", 1)[-1]
+        if name in ("shutdown", "close", "join", "terminate", "__enter__", "__exit__"):
+            return None
+        fn = args[0] if args else None
+        if fn is None or not _callable_of_user(fn):
+            self.escape(args + tuple(v[0] for v in kwargs.values()), calls=True)
+            return UNKNOWN
+        calls: list = []
+        if name in ("map", "imap", "imap_unordered", "starmap", "map_async", "starmap_async") and len(args) >= 2:
+            seqs = [self.iterate(a) for a in args[1:]]
+            if any(x is None for x in seqs) or (name.startswith("starmap") and len(seqs) != 1):
+                self.maybe_call(fn, node, frame)
+                return UNKNOWN
+            rows = seqs[0] if name.startswith("starmap") else list(zip(*seqs))
+            for row in rows:
+                if not seq_known(row):
+                    self.maybe_call(fn, node, frame)
+                    return UNKNOWN
+                calls.append((tuple(row), {}))
+        elif name == "submit":
+            calls.append((args[1:], kwargs))
+        elif name in ("apply", "apply_async"):
+            pos = args[1] if len(args) > 1 else kwargs.get("args", ((),))[0]
+            named = args[2] if len(args) > 2 else kwargs.get("kwds", (None,))[0]
+            if not seq_known(pos) or (named is not None and not (type(named) is DictV and named.exact())):
+                self.maybe_call(fn, node, frame)
+                return UNKNOWN
+            calls.append((tuple(pos), {k: (e[0], node) for k, e in named.entries.items()} if named else {}))
+        else:
+            self.maybe_call(fn, node, frame)
+            return UNKNOWN
+        for call_args, call_kwargs in calls[:MAX_TASKS]:
+            self.tick()
+            try:
+                with self.forked():
+                    self.call_value(fn, call_args, call_kwargs, node, frame)
+            except Abrupt:
+                pass  # the task raised: its future holds the exception
+        return UNKNOWN
+
+    def map_items(self, args: tuple, node, frame: Frame):
+        """The items of ``map(f, *iterables)``, made now (as the map is
+        consumed): ``f`` called on each row of the iterables, read now, up to
+        the shortest."""
+        seqs = [self.iterate(a) for a in args[1:]]
+        if any(x is None for x in seqs):
+            self.maybe_call(args[0], node, frame)  # called on items not known, maybe
+            return UNKNOWN
+        out = []
+        for row in zip(*seqs):
+            self.tick()
+            out.append(self.call_value(args[0], tuple(row), {}, node, frame))
+        return self.bounded(tuple(out))
 
     def run_deferred(self, value: DeferredCallV):
         """Run a generator's or coroutine's body where it is consumed, once;

@@ -11,7 +11,7 @@ from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits,
 from .frames import Abrupt, Frame
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
-    IterV,
+    ExecutorV, IterV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS, merge_entries, lost,
@@ -182,7 +182,7 @@ class Expressions:
         if t is ast.GeneratorExp:
             # made when consumed; only the first iterable is read here (as CPython does)
             self.handles += 1
-            return IterV((), self.token, (node, frame, self.expr(node.generators[0].iter, frame), self))
+            return IterV((), self.token, ("gen", node, frame, self.expr(node.generators[0].iter, frame), self))
         if t in (ast.DictComp, ast.ListComp, ast.SetComp):
             return self.comprehension(node, frame)
         if t is ast.Lambda:
@@ -512,6 +512,8 @@ class Expressions:
         if type(obj) is IterV:
             self.spend(obj)  # `gen.send`, `it.__next__`: called, it consumes some of it
             return UNKNOWN
+        if type(obj) is ExecutorV:
+            return BoundV(LibV("executor." + attr), obj)
         if isinstance(obj, str):
             if type(obj) is KeyMember and attr in ("value", "name"):
                 return obj.value if attr == "value" else obj.member_name

@@ -20,7 +20,7 @@ from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
     KernelV, LambdaV, ListV,
-    EnumMemberV, InstanceV, LibV, NamespaceV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
+    EnumMemberV, ExecutorV, InstanceV, LibV, NamespaceV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, seq_known, spoil, truth,
 )
 
@@ -323,6 +323,8 @@ class Library:
             if args:
                 return self.jit(args[0], kw, unknown, node, "jit-call")
             return JitDecoV(kw, node, unknown)
+        if q in _EXECUTORS:
+            return ExecutorV()
         if q == "pytest.mark.parametrize":
             return self.parametrize(args, kwargs)
         if q.startswith("pytest.mark.") and q.count(".") == 2:
@@ -838,6 +840,13 @@ def alternatives(found) -> bool:
     which is compiled."""
     return found is not None and len({id(k.fn) for k in found}) > 1
 
+
+# Pools that run the functions they are given (ExecutorV).
+_EXECUTORS = frozenset({
+    "concurrent.futures.ThreadPoolExecutor", "concurrent.futures.ProcessPoolExecutor",
+    "concurrent.futures.thread.ThreadPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor",
+    "multiprocessing.Pool", "multiprocessing.pool.Pool", "multiprocessing.pool.ThreadPool",
+})
 
 # Number functions computed when their arguments are known numbers: name ->
 # (fewest, most arguments).

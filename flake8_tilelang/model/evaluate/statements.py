@@ -9,7 +9,7 @@ from .frames import Abrupt, Frame
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
     KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV,
-    IterV, JitV, LibV, ListV,
+    ExecutorV, IterV, JitV, LibV, ListV,
     DictViewV, MacroV, Module,
     PropertyV,
     DeferredCallV, NamespaceV,
@@ -84,6 +84,8 @@ class Statements:
                             self.contexts.append(ctx)
                             entered += 1
                         suppress = suppress or self.may_suppress(item.context_expr, value, frame)
+                    if type(value) is ExecutorV:
+                        bound = value  # `with ThreadPoolExecutor() as ex:`: the pool itself
                     if item.optional_vars is not None:
                         # `with overridden(CFG) as cfg:` binds what the generator yields
                         self.assign(item.optional_vars, bound, frame)
@@ -686,14 +688,19 @@ class Statements:
         if it.lazy is None:
             items = it.items
         else:
-            node, frame, first, ev = it.lazy
+            kind, node, frame, first, ev = it.lazy
             it.lazy = None
+
+            def make():
+                if kind == "map":
+                    return ev.map_items(first, node, frame)
+                return ev.comprehension(node, frame, first)
 
             def run():
                 if stops_early:
                     with ev.forked():
-                        return ev.comprehension(node, frame, first)
-                return ev.comprehension(node, frame, first)
+                        return make()
+                return make()
 
             items = run() if ev is self else self.bridge(ev, run, node)
             if type(items) is not tuple:

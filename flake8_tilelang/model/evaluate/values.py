@@ -373,6 +373,15 @@ class IterV:
         self.looping = False  # a `for` loop runs over it now
 
 
+class ExecutorV:
+    """A pool that runs the functions it is given: ``ThreadPoolExecutor()``,
+    ``ProcessPoolExecutor()``, ``multiprocessing.Pool()`` (``with ... as ex``
+    binds it). ``ex.map(build, CONFIGS)`` and ``ex.submit(build, cfg)`` call
+    ``build`` with those arguments (see ``Calls.executor_call``)."""
+
+    __slots__ = ()
+
+
 class NamespaceV:
     """``globals()``, ``locals()``, ``vars()``: a frame's names as a dict. Reading
     through it is unknown; writing through it, or handing it to a call that
