@@ -1997,6 +1997,10 @@ ITERATOR_FORMS = {
     "map_calls_when_consumed": (
         "CFG = {'n': 0}\ndef bump(k):\n    CFG['n'] += k\n    return k * 2\nm = map(bump, [1, 2])\nA = CFG['n']\n"
         "B = list(m)\nR = (A, B, CFG['n'], list(m))\n", (0, [2, 4], 3, []), True),
+    "filter_keeps_what_its_function_accepts": (
+        "CONFIGS = [{'s': True, 'n': 1}, {'s': False, 'n': 2}, {'s': True, 'n': 3}]\nSEEN = []\n"
+        "def keep(c):\n    SEEN.append(c['n'])\n    return c['s']\nf = filter(keep, CONFIGS)\nA = len(SEEN)\n"
+        "R = (A, [c['n'] for c in f], SEEN, list(f))\n", (0, [1, 3], [1, 2, 3], []), True),
     "pool_tasks_change_what_they_may": (
         "from concurrent.futures import ThreadPoolExecutor\nCFG = {'s': True}\ndef task(k):\n    CFG['s'] = False\n"
         "with ThreadPoolExecutor(2) as ex:\n    f = ex.submit(task, 1)\nR = CFG\n", {'s': False}, False),

@@ -325,10 +325,12 @@ class Calls:
                 folded = self.reduce(args, kwargs, node, frame)
                 if folded is not MISSING:
                     return folded
-            if func.q == "map" and args and not kwargs and _callable_of_user(args[0]):
-                # `map(build, CONFIGS)`: calls `build` for each item when it is consumed
+            if func.q in ("map", "filter") and len(args) >= 2 and not kwargs and _callable_of_user(args[0]) \
+                    and (func.q == "map" or len(args) == 2):
+                # `map(build, CONFIGS)`, `filter(wanted, CONFIGS)`: calls the function for each
+                # item when it is consumed
                 self.handles += 1
-                return IterV((), self.token, ("map", node, frame, args, self))
+                return IterV((), self.token, (func.q, node, frame, args, self))
             if func.q in _CALLS_BACK:
                 # `sorted(configs, key=relax)`, `list(map(lambda k: CFG.update(...), keys))`: the
                 # function may be called, with values not followed; what it changes may change
@@ -941,18 +943,32 @@ class Calls:
                 pass  # the task raised: its future holds the exception
         return UNKNOWN
 
-    def map_items(self, args: tuple, node, frame: Frame):
+    def map_items(self, args: tuple, node, frame: Frame, keep: bool = False):
         """The items of ``map(f, *iterables)``, made now (as the map is
         consumed): ``f`` called on each row of the iterables, read now, up to
-        the shortest."""
+        the shortest; with ``keep``, ``filter(f, iterable)``: the items ``f``
+        returns a true value for."""
         seqs = [self.iterate(a) for a in args[1:]]
         if any(x is None for x in seqs):
             self.maybe_call(args[0], node, frame)  # called on items not known, maybe
             return UNKNOWN
         out = []
-        for row in zip(*seqs):
+        rows = list(zip(*seqs))
+        for i, row in enumerate(rows):
             self.tick()
-            out.append(self.call_value(args[0], tuple(row), {}, node, frame))
+            result = self.call_value(args[0], tuple(row), {}, node, frame)
+            if not keep:
+                out.append(result)
+                continue
+            kept = truth(self.deref(result))
+            if kept is UNKNOWN:
+                # which items it keeps is not told; the calls after this one may happen
+                with self.forked():
+                    for later in rows[i + 1:]:
+                        self.call_value(args[0], tuple(later), {}, node, frame)
+                return UNKNOWN
+            if kept:
+                out.append(row[0])
         return self.bounded(tuple(out))
 
     def run_deferred(self, value: DeferredCallV):

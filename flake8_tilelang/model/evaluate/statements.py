@@ -692,8 +692,8 @@ class Statements:
             it.lazy = None
 
             def make():
-                if kind == "map":
-                    return ev.map_items(first, node, frame)
+                if kind in ("map", "filter"):
+                    return ev.map_items(first, node, frame, keep=kind == "filter")
                 return ev.comprehension(node, frame, first)
 
             def run():
