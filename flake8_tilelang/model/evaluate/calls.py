@@ -231,19 +231,25 @@ class Calls:
 
     def call_value(self, func, args: tuple, kwargs: Dict[str, tuple], node, frame: Frame, call_node=None):
         t = type(func)  # the value classes have no subclasses: exact type tests
-        if self.handles and (args or kwargs):  # only once a namespace or a pending generator exists
+        if self.handles and (args or kwargs):  # only once a namespace, generator or iterator exists
+            iterators = False
             for a in args:
                 ta = type(a)
                 if ta is NamespaceV and not (t is LibV and keeps_arguments(func.q)):
                     self.havoc_namespace(a.frame)  # `register(globals())`, `exec(src, globals())`
                 elif ta is DeferredCallV and t is LibV and consumes(func.q):
                     self.run_deferred(a)  # `asyncio.run(main())`, `list(gen())`, `next(gen)`
+                elif ta is IterV:
+                    iterators = True
             for v in kwargs.values():
-                if type(v[0]) is NamespaceV:
+                tv = type(v[0])
+                if tv is NamespaceV:
                     self.havoc_namespace(v[0].frame)
-                elif type(v[0]) is DeferredCallV and t is LibV and consumes(func.q):
+                elif tv is DeferredCallV and t is LibV and consumes(func.q):
                     self.run_deferred(v[0])
-            if any(type(a) is IterV for a in args) or any(type(v[0]) is IterV for v in kwargs.values()):
+                elif tv is IterV:
+                    iterators = True
+            if iterators:
                 args, kwargs = self.hand_iterators(func, args, kwargs)
         if func is UNKNOWN:
             # something not known is called: it may change the dicts, lists and objects
