@@ -2004,6 +2004,21 @@ ITERATOR_FORMS = {
     "pool_tasks_change_what_they_may": (
         "from concurrent.futures import ThreadPoolExecutor\nCFG = {'s': True}\ndef task(k):\n    CFG['s'] = False\n"
         "with ThreadPoolExecutor(2) as ex:\n    f = ex.submit(task, 1)\nR = CFG\n", {'s': False}, False),
+    # a loop over a generator expression (or map, filter) makes each item just before its
+    # iteration: what making it changes, the body sees, and what the body changes, the next sees
+    "loop_sees_each_item_as_made": (
+        "BASE = {'s': None}\ndef variant(v):\n    BASE['s'] = v\n    return BASE\nSEEN = []\n"
+        "for cfg in (variant(v) for v in (True, False)):\n    SEEN.append(cfg['s'])\nR = SEEN\n", [True, False], True),
+    "item_made_after_the_body_changed_its_test": (
+        "CFG = {'limit': 3}\nout = []\nfor x in (i for i in range(5) if i < CFG['limit']):\n    out.append(x)\n"
+        "    CFG['limit'] = 2\nR = out\n", [0, 1], True),
+    "map_calls_between_iterations": (
+        "SEEN = []\ndef build(k):\n    SEEN.append(('build', k))\n    return k\nfor k in map(build, [1, 2]):\n"
+        "    SEEN.append(('body', k))\nR = SEEN\n", [('build', 1), ('body', 1), ('build', 2), ('body', 2)], True),
+    # a name a loop of unknown length may rebind may still hold what it held
+    "unknown_loop_may_keep_a_dict": (
+        "import os\na = {'s': True}\nb = a\nwhile os.environ.get('TLA_SURELY_UNSET_NAME'):\n    b = {}\n"
+        "b.pop('s')\nR = a\n", {}, False),
     "builtin_shadowed": ("def sum(xs):\n    return 'mine'\nR = sum([1, 2])\n", 'mine', True),
     "math_error_is_unknown": ("import math\nR = math.sqrt(-1) if False else math.log(0) if False else 1\n", 1, True),
 }
@@ -2128,6 +2143,10 @@ MATCH_FORMS = {
     "or_pattern_as_with_guard": (
         "match {'k': 1}:\n    case {'k': 1 | 2 as v} if v > 5:\n        o = 'guard'\n    case _:\n        o = 'no'\n"
         "R = (o, v)\n", ('no', 1)),
+    "later_case_binds_in_its_branch": (
+        "import os\na = {'s': True}\nb = {'p': False}\nif os.sep == '/':\n    b = os.environ\n"
+        "match (b, a):\n    case ({'s': vv}, {**_rest}) if vv:\n        b = _rest\n    case (p, q):\n        b = q\n"
+        "b['p'] = False\nR = 'p' in a\n", True),
     "dict_never_equals_a_number": (
         "match {'t': 2}:\n    case 1 | 2:\n        o = 'small'\n    case _:\n        o = 'other'\nR = o\n", 'other'),
 }
@@ -2139,7 +2158,11 @@ def test_match_patterns_agree_with_python(form):
     namespace: dict = {}
     exec(compile(body, "<form>", "exec"), namespace)
     assert namespace["R"] == expected
-    assert _python(model_of(body).resolver.evaluator().final("R")) == expected
+    got = _python(model_of(body).resolver.evaluator().final("R"))
+    if form == "later_case_binds_in_its_branch":  # which case runs is not told: unknown
+        assert got in (UNKNOWN, expected), got
+    else:
+        assert got == expected
 
 
 def test_names_a_class_pattern_may_capture_are_unknown():

@@ -949,6 +949,31 @@ class Calls:
                 pass  # the task raised: its future holds the exception
         return UNKNOWN
 
+    def map_rows(self, args: tuple, node, frame: Frame, keep: bool = False):
+        """``map``/``filter`` items made one at a time, for a loop (see
+        ``Statements.produce``)."""
+        from .statements import _Undecided
+
+        seqs = [self.iterate(a) for a in args[1:]]
+        if any(x is None for x in seqs):
+            self.maybe_call(args[0], node, frame)
+            raise _Undecided()
+        rows = list(zip(*seqs))
+        for i, row in enumerate(rows):
+            self.tick()
+            result = self.call_value(args[0], tuple(row), {}, node, frame)
+            if not keep:
+                yield result
+                continue
+            kept = truth(self.deref(result))
+            if kept is UNKNOWN:
+                with self.forked():
+                    for later in rows[i + 1:]:
+                        self.call_value(args[0], tuple(later), {}, node, frame)
+                raise _Undecided()
+            if kept:
+                yield row[0]
+
     def map_items(self, args: tuple, node, frame: Frame, keep: bool = False):
         """The items of ``map(f, *iterables)``, made now (as the map is
         consumed): ``f`` called on each row of the iterables, read now, up to

@@ -313,6 +313,7 @@ class Expressions:
         if not run(0):
             self.any_iteration(node, inner)
             for name in walrus:  # bound in the enclosing scope, maybe
+                lost(self.lookup(name, frame, None))
                 self.assign_name(name, UNKNOWN, frame)
             return UNKNOWN
         for name in walrus:
@@ -326,6 +327,48 @@ class Expressions:
         if isinstance(node, ast.ListComp):
             return self.bounded(mklist(out, self.token))
         return self.bounded(tuple(out))
+
+    def comprehension_items(self, node: ast.GeneratorExp, frame: Frame, first):
+        """A generator expression's items, made one at a time (a Python
+        generator): its conditions and element run when the next item is
+        asked for. Raises _Undecided (from statements) when the next item
+        cannot be told; the iterations it cannot tell then run in a branch of
+        their own, as in ``comprehension``."""
+        from .statements import _Undecided
+
+        inner = Frame("function", frame, frame.module, None, set())
+        inner.vars = {}
+        for name in (_walrus_names(node) if self.b.has_walrus and _binds_names(node) else ()):
+            lost(self.lookup(name, frame, None))  # it may keep what it held
+            self.assign_name(name, UNKNOWN, frame)  # bound in the enclosing scope, as far as it runs
+
+        def run(i: int):
+            if i == len(node.generators):
+                yield self.expr(node.elt, inner)
+                return
+            gen = node.generators[i]
+            items = self.iterate(first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame))
+            if items is None or gen.is_async:
+                raise _Undecided()
+            for item in items:
+                self.tick()
+                self.assign(gen.target, item, inner)
+                keep = True
+                for cond in gen.ifs:
+                    tv = truth(self.expr(cond, inner))
+                    if tv is UNKNOWN:
+                        raise _Undecided()
+                    if not tv:
+                        keep = False
+                        break
+                if keep:
+                    yield from run(i + 1)
+
+        try:
+            yield from run(0)
+        except _Undecided:
+            self.any_iteration(node, inner)
+            raise
 
     def slice_value(self, node: ast.Slice, frame: Frame):
         bounds = [None if e is None else self.deref(self.expr(e, frame)) for e in (node.lower, node.upper, node.step)]

@@ -523,6 +523,21 @@ class Statements:
             # a loop that may stop early (`break`, `return`) leaves the rest of it; its
             # body must not take items from it too (see Interleaved)
             it = value
+            if it.lazy is not None and not it.spent and not it.looping and it.lazy[4] is self:
+                # a generator expression, `map`, `filter`: each item is made just before the
+                # body runs for it, as CPython makes it (what the body changes, the next
+                # item sees; what making an item changes, the body sees)
+                it.spent = True
+                kind, cnode, cframe, first, _ = it.lazy
+                it.lazy = None
+                state = {"undecided": False, "done": False}
+                it.looping = True
+                try:
+                    self.loop_over(node, frame, self.produce(kind, cnode, cframe, first, state), state)
+                finally:
+                    it.looping = False
+                it.exhausted = state["done"] and not _may_leave(node.body) and self.precise(it)
+                return
             value = self.drain(it, stops_early=_may_leave(node.body))
             it.looping = True
             try:
@@ -532,8 +547,26 @@ class Statements:
             return
         self.loop_over(node, frame, self.iterate(value))
 
-    def loop_over(self, node, frame: Frame, items: Optional[list]) -> None:
-        if items is not None and len(items) > 8 and all(type(i) is int for i in items):
+    def produce(self, kind: str, node, frame: Frame, first, state: dict):
+        """The items of a generator expression (or ``map``/``filter``), one at a
+        time, each made when the loop asks for it. ``state["undecided"]`` when
+        the rest cannot be told (what making it may change is then uncertain),
+        ``state["done"]`` when it ran to its end."""
+        count = 0
+        try:
+            for item in (self.map_rows(first, node, frame, keep=kind == "filter") if kind != "gen"
+                         else self.comprehension_items(node, frame, first)):
+                count += 1
+                if count > MAX_UNROLL:
+                    raise _Undecided()
+                yield item
+        except _Undecided:
+            state["undecided"] = True
+            return
+        state["done"] = True
+
+    def loop_over(self, node, frame: Frame, items, lazy: Optional[dict] = None) -> None:
+        if lazy is None and items is not None and len(items) > 8 and all(type(i) is int for i in items):
             items = None  # a numeric loop (test data, shapes): once, as if any iteration
         if items is None:
             self.assign(node.target, UNKNOWN, frame)
@@ -550,6 +583,13 @@ class Statements:
                     if broke:
                         frame.vars = _join_all(broke + [frame.vars])
                     return  # certain: nothing after it runs, no else
+            if lazy is not None and lazy["undecided"]:
+                # the items after these are not known: the rest of the loop, as any such
+                self.assign(node.target, UNKNOWN, frame)
+                self.unknown_loop(node, frame)
+                if broke:
+                    frame.vars = _join_all([frame.vars] + broke)
+                return
             self.block(node.orelse, frame)  # under the fork token when a break may have happened
             if broke:
                 frame.vars = _join_all([frame.vars] + broke)
@@ -629,6 +669,9 @@ class Statements:
                 body = [test] + body
             names = self.loop_names[id(node)] = (_assigned_names(body), _mutated_names(body), body)
         for name in names[0]:
+            # what it held may still be what it holds (the loop may not run, or not rebind it):
+            # a change made through the unknown value may reach it
+            lost(self.lookup(name, frame, None))
             self.assign_name(name, UNKNOWN, frame)
         for name in names[1]:
             if havoc(self.deref(self.lookup(name, frame))):
@@ -721,22 +764,45 @@ class Statements:
         for case in node.cases:
             binds: dict = {}  # the names the pattern captures: stored only if it matches
             ok = self.pattern(case.pattern, subject, frame, binds)
+            guarded = False
             if ok is True:
                 for name, value in binds.items():
                     self.assign_name(name, value, frame)
                 if case.guard is not None:
                     ok = truth(self.expr(case.guard, frame))  # the names stay bound if it fails
+                    guarded = True  # it ran, here: the branch below does not run it again
             if ok is True:
                 self.block(case.body, frame)
                 return
             if ok is not False:
-                # undecidable from here on: any remaining case, or none; a name this
-                # pattern captures may be bound or not
-                for name in _captured(case.pattern):
-                    self.assign_name(name, UNKNOWN, frame)
-                rest = [c.body for c in node.cases[node.cases.index(case):]]
-                self.uncertain(rest + [[]], frame)
+                # undecidable from here on: any remaining case, or none. Each runs in a
+                # branch of its own, with what its own pattern captures from the subject
+                # (a name it may capture but not known is unknown there)
+                later = node.cases[node.cases.index(case):]
+                self.uncertain([self.case_branch(c, subject, (ok, binds, guarded) if c is case else None)
+                                for c in later] + [[]], frame)
                 return
+
+    def case_branch(self, case, subject, matched):
+        """A ``case`` of an undecided ``match``, as a branch for ``uncertain``:
+        its pattern (``matched``: its outcome and captures, when already
+        judged), the names it captures bound, its guard, its body."""
+        def run(frame: Frame) -> None:
+            ok, binds, guarded = matched if matched is not None else (None, {}, False)
+            if matched is None:
+                ok = self.pattern(case.pattern, subject, frame, binds)
+            if ok is False:
+                return  # this case cannot be the one that matches
+            if not guarded:
+                for name in _captured(case.pattern):
+                    value = binds.get(name, UNKNOWN)
+                    if value is UNKNOWN:
+                        lost(subject)  # some part of the subject, maybe: changed through the name
+                    self.assign_name(name, value, frame)
+                if case.guard is not None and truth(self.expr(case.guard, frame)) is False:
+                    return
+            self.block(case.body, frame)
+        return run
 
     def pattern(self, pat, subject, frame: Frame, binds: dict):
         """Whether ``subject`` matches ``pat``: True, False or UNKNOWN; the
@@ -1411,6 +1477,10 @@ class Statements:
                 lost(e[0])
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
 
+
+
+class _Undecided(Exception):
+    """A generator expression's next item cannot be told (see produce)."""
 
 
 _LEAVES = (ast.Break, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
