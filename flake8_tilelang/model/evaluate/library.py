@@ -20,7 +20,7 @@ from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
     KernelV, LambdaV, ListV,
-    EnumMemberV, ExecutorV, InstanceV, LibV, NamespaceV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
+    EnumMemberV, ExecutorV, InstanceV, LibV, NamespaceV, ParamSetV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, seq_known, spoil, truth,
 )
 
@@ -327,6 +327,10 @@ class Library:
             return ExecutorV()
         if q == "pytest.mark.parametrize":
             return self.parametrize(args, kwargs)
+        if q == "pytest.param":
+            # a row: its values (its marks do not change them; the runner runs it unless selected out)
+            return ParamSetV(args) if not any(a is STAR_UNKNOWN for a in args) and set(kwargs) <= {"id", "marks"} \
+                else UNKNOWN
         if q.startswith("pytest.mark.") and q.count(".") == 2:
             # `@pytest.mark.skipif(...)`, `@pytest.mark.npu`: the function, marked
             return args[0] if len(args) == 1 and not kwargs and type(args[0]) is FuncV else PassDecoV()
@@ -547,7 +551,9 @@ class Library:
         rows = []
         for item in items:
             item = self.deref(item)
-            if len(names) == 1:
+            if type(item) is ParamSetV:
+                rows.append(item.values if len(item.values) == len(names) else (UNKNOWN,) * len(names))
+            elif len(names) == 1:
                 rows.append((item,))
             elif seq_known(item) and len(item) == len(names):
                 rows.append(tuple(item))

@@ -441,6 +441,15 @@ class ParamsV:
         self.rows = rows
 
 
+class ParamSetV:
+    """``pytest.param(*values, id=..., marks=...)``: one row of a parametrize."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: tuple):
+        self.values = values
+
+
 class PassDecoV:
     """A decorator that hands its argument through (``tilelang.autotune(...)``)."""
 
