@@ -9,14 +9,14 @@ from ... import constants as C
 from ..build import canonical_prim
 from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
-from .frames import Abrupt, Frame
+from .frames import Abrupt, Frame, Undecided
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import (
     MISSING, BoundV, ClassV, DictV, ExecutorV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, ParamsV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
-    join, havoc, kernels_of, mklist, plain, seq_known, taint_links, truth,
+    join, havoc, kernels_of, mklist, plain, seq_known, taint_links, truth, user_function,
 )
 
 def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
@@ -159,10 +159,7 @@ _RUNS_TARGET = frozenset({"threading.Thread", "multiprocessing.Process", "multip
 
 def _callable_of_user(value) -> bool:
     """A function of the user's the evaluator can call (a partial of one too)."""
-    t = type(value)
-    if t is PartialV:
-        return _callable_of_user(value.func)
-    return t is FuncV or t is LambdaV or (t is BoundV and type(value.func) is FuncV)
+    return _callable_of_user(value.func) if type(value) is PartialV else user_function(value)
 
 
 def _keeps_no_callable(q: str) -> bool:
@@ -269,8 +266,7 @@ class Calls:
                         self.escape(given)
                         break
                 for value in given:
-                    tv = type(value)
-                    if tv is FuncV or tv is LambdaV or (tv is BoundV and type(value.func) is FuncV):
+                    if user_function(value):
                         # kept, maybe, and called later (`sub.set_defaults(func=run_manual)`,
                         # then `args.func(args)`)
                         self.escape((value,), calls=True)
@@ -341,8 +337,7 @@ class Calls:
                 # `sorted(configs, key=relax)`, `list(map(lambda k: CFG.update(...), keys))`: the
                 # function may be called, with values not followed; what it changes may change
                 for value in args if not kwargs else args + tuple(v[0] for v in kwargs.values()):
-                    tv = type(value)
-                    if tv is FuncV or tv is LambdaV or (tv is BoundV and type(value.func) is FuncV):
+                    if user_function(value):
                         self.maybe_call(value, node, frame)
             result = self.library(func.q, args, kwargs, node, frame)
             if type(result) is JitDecoV or type(result) is PartialV:
@@ -525,9 +520,7 @@ class Calls:
         if kwargs or not 2 <= len(args) <= 3:
             return MISSING
         f = self.deref(args[0])
-        tf = type(f)
-        if not (tf is FuncV or tf is LambdaV or (tf is BoundV and type(f.func) is FuncV)
-                or (tf is LibV and f.q in OPERATOR_BINOPS)):
+        if not (user_function(f) or (type(f) is LibV and f.q in OPERATOR_BINOPS)):
             return MISSING
         items = self.iterate(self.deref(args[1]))
         if items is None:
@@ -565,8 +558,7 @@ class Calls:
         target = self.deref(kwargs["target"][0])
         pos = self.deref(kwargs["args"][0]) if "args" in kwargs else ()
         named = self.deref(kwargs["kwargs"][0]) if "kwargs" in kwargs else DictV(0)
-        tt = type(target)
-        if not (tt is FuncV or tt is LambdaV or (tt is BoundV and type(target.func) is FuncV)):
+        if not user_function(target):
             return
         if not seq_known(pos) or type(named) is not DictV or not named.exact() \
                 or not all(type(k) is str for k in named.entries):
@@ -950,14 +942,15 @@ class Calls:
         return UNKNOWN
 
     def map_rows(self, args: tuple, node, frame: Frame, keep: bool = False):
-        """``map``/``filter`` items made one at a time, for a loop (see
-        ``Statements.produce``)."""
-        from .statements import _Undecided
-
+        """The items of ``map(f, *iterables)`` made one at a time (a Python
+        generator): ``f`` called on each row of the iterables (read when the
+        first item is asked for), up to the shortest; with ``keep``,
+        ``filter(f, iterable)``: the items ``f`` returns a true value for.
+        Raises Undecided when the next item cannot be told."""
         seqs = [self.iterate(a) for a in args[1:]]
         if any(x is None for x in seqs):
             self.maybe_call(args[0], node, frame)
-            raise _Undecided()
+            raise Undecided()
         rows = list(zip(*seqs))
         for i, row in enumerate(rows):
             self.tick()
@@ -970,37 +963,9 @@ class Calls:
                 with self.forked():
                     for later in rows[i + 1:]:
                         self.call_value(args[0], tuple(later), {}, node, frame)
-                raise _Undecided()
+                raise Undecided()
             if kept:
                 yield row[0]
-
-    def map_items(self, args: tuple, node, frame: Frame, keep: bool = False):
-        """The items of ``map(f, *iterables)``, made now (as the map is
-        consumed): ``f`` called on each row of the iterables, read now, up to
-        the shortest; with ``keep``, ``filter(f, iterable)``: the items ``f``
-        returns a true value for."""
-        seqs = [self.iterate(a) for a in args[1:]]
-        if any(x is None for x in seqs):
-            self.maybe_call(args[0], node, frame)  # called on items not known, maybe
-            return UNKNOWN
-        out = []
-        rows = list(zip(*seqs))
-        for i, row in enumerate(rows):
-            self.tick()
-            result = self.call_value(args[0], tuple(row), {}, node, frame)
-            if not keep:
-                out.append(result)
-                continue
-            kept = truth(self.deref(result))
-            if kept is UNKNOWN:
-                # which items it keeps is not told; the calls after this one may happen
-                with self.forked():
-                    for later in rows[i + 1:]:
-                        self.call_value(args[0], tuple(later), {}, node, frame)
-                return UNKNOWN
-            if kept:
-                out.append(row[0])
-        return self.bounded(tuple(out))
 
     def run_deferred(self, value: DeferredCallV):
         """Run a generator's or coroutine's body where it is consumed, once;

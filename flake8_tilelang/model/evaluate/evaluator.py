@@ -15,9 +15,9 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, PLAIN, BoundV, ClassV, DictV, DictViewV, FuncV, ImportV, IterV, LambdaV, InstanceV, LazyCallV, ListV, PENDING,
+    JOINED, PLAIN, ClassV, DictV, DictViewV, FuncV, ImportV, IterV, InstanceV, LazyCallV, ListV, PENDING,
     UNKNOWN, havoc_deep, join_vars,
-    reachable,
+    reachable, user_function,
 )
 from .answers import Answers
 from .calls import Calls
@@ -319,9 +319,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                 self.escaped.append(c)
         for v in values if calls else ():
             for f in (v if type(v) is tuple else (v,)):
-                tf = type(f)
-                if (tf is FuncV or tf is LambdaV or (tf is BoundV and type(f.func) is FuncV)) \
-                        and id(f) not in self.escaped_ids and len(self.escaped_calls) < 16:
+                if user_function(f) and id(f) not in self.escaped_ids and len(self.escaped_calls) < 16:
                     self.escaped_ids.add(id(f))
                     self.escaped_calls.append(f)
 

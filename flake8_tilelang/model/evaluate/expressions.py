@@ -8,7 +8,7 @@ from typing import Optional
 
 from ... import constants as C
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits, size_of
-from .frames import Abrupt, Frame
+from .frames import Abrupt, Frame, Undecided
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     ExecutorV, IterV,
@@ -268,32 +268,27 @@ class Expressions:
         except Abrupt:
             pass
 
-    def comprehension(self, node, frame: Frame, first=MISSING):
-        inner = Frame("function", frame, frame.module, None, set())
-        inner.vars = {}
-        out: list = []
-        result = DictV(self.token) if isinstance(node, ast.DictComp) else None
-        count = [0]
+    def iterations(self, node, frame: Frame, inner: Frame, first=MISSING):
+        """Each iteration of a comprehension's ``for``/``if`` clauses, its
+        names bound in ``inner`` (a Python generator: the clauses run when the
+        next iteration is asked for); ``first``: the first iterable, already
+        read (a generator expression reads it where it is written). Raises
+        Undecided when the next one cannot be told (an unknown iterable or
+        test, more than MAX_UNROLL)."""
+        count = 0
 
-        def run(i: int) -> bool:
+        def run(i: int):
+            nonlocal count
             if i == len(node.generators):
-                count[0] += 1
-                if count[0] > MAX_UNROLL:
-                    return False
-                if result is not None:
-                    key = self.deref(self.expr(node.key, inner))
-                    value = self.expr(node.value, inner)
-                    if key is UNKNOWN or not hashable(key):
-                        return False
-                    result.entries[key] = (value, node, node.value, self.filename)
-                else:
-                    out.append(self.expr(node.elt, inner))
-                return True
+                count += 1
+                if count > MAX_UNROLL:
+                    raise Undecided()
+                yield None
+                return
             gen = node.generators[i]
-            source = first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame)
-            items = self.iterate(source)
+            items = self.iterate(first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame))
             if items is None or gen.is_async:
-                return False
+                raise Undecided()
             for item in items:
                 self.tick()
                 self.assign(gen.target, item, inner)
@@ -301,27 +296,42 @@ class Expressions:
                 for cond in gen.ifs:
                     tv = truth(self.expr(cond, inner))
                     if tv is UNKNOWN:
-                        return False
+                        raise Undecided()
                     if not tv:
                         keep = False
                         break
-                if keep and not run(i + 1):
-                    return False
-            return True
+                if keep:
+                    yield from run(i + 1)
 
+        return run(0)
+
+    def comprehension(self, node, frame: Frame):
+        """A list, set or dict comprehension, run to its end where it is written."""
+        inner = Frame("function", frame, frame.module, None, set())
+        inner.vars = {}
+        out: list = []
+        result = DictV(self.token) if isinstance(node, ast.DictComp) else None
         walrus = _walrus_names(node) if self.b.has_walrus and _binds_names(node) else ()
-        if not run(0):
+        try:
+            for _ in self.iterations(node, frame, inner):
+                if result is not None:
+                    key = self.deref(self.expr(node.key, inner))
+                    value = self.expr(node.value, inner)
+                    if key is UNKNOWN or not hashable(key):
+                        raise Undecided()
+                    result.entries[key] = (value, node, node.value, self.filename)
+                else:
+                    out.append(self.expr(node.elt, inner))
+        except Undecided:
             self.any_iteration(node, inner)
             for name in walrus:  # bound in the enclosing scope, maybe
                 lost(self.lookup(name, frame, None))
                 self.assign_name(name, UNKNOWN, frame)
             return UNKNOWN
         for name in walrus:
-            # `[(last := k) for k in keys]`: the name belongs to the enclosing scope; a
-            # generator expression runs only as far as it is consumed (`any(...)` stops
-            # early), so what it binds there is not known
-            if name in inner.vars or isinstance(node, ast.GeneratorExp):
-                self.assign_name(name, UNKNOWN if isinstance(node, ast.GeneratorExp) else inner.vars[name], frame)
+            # `[(last := k) for k in keys]`: the name belongs to the enclosing scope
+            if name in inner.vars:
+                self.assign_name(name, inner.vars[name], frame)
         if result is not None:
             return self.bounded(result)
         if isinstance(node, ast.ListComp):
@@ -330,43 +340,19 @@ class Expressions:
 
     def comprehension_items(self, node: ast.GeneratorExp, frame: Frame, first):
         """A generator expression's items, made one at a time (a Python
-        generator): its conditions and element run when the next item is
-        asked for. Raises _Undecided (from statements) when the next item
-        cannot be told; the iterations it cannot tell then run in a branch of
-        their own, as in ``comprehension``."""
-        from .statements import _Undecided
-
+        generator): its clauses and element run when the next item is asked
+        for. Raises Undecided when the next item cannot be told; the
+        iterations it cannot tell then run in a branch of their own, as in
+        ``comprehension``."""
         inner = Frame("function", frame, frame.module, None, set())
         inner.vars = {}
         for name in (_walrus_names(node) if self.b.has_walrus and _binds_names(node) else ()):
             lost(self.lookup(name, frame, None))  # it may keep what it held
             self.assign_name(name, UNKNOWN, frame)  # bound in the enclosing scope, as far as it runs
-
-        def run(i: int):
-            if i == len(node.generators):
-                yield self.expr(node.elt, inner)
-                return
-            gen = node.generators[i]
-            items = self.iterate(first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame))
-            if items is None or gen.is_async:
-                raise _Undecided()
-            for item in items:
-                self.tick()
-                self.assign(gen.target, item, inner)
-                keep = True
-                for cond in gen.ifs:
-                    tv = truth(self.expr(cond, inner))
-                    if tv is UNKNOWN:
-                        raise _Undecided()
-                    if not tv:
-                        keep = False
-                        break
-                if keep:
-                    yield from run(i + 1)
-
         try:
-            yield from run(0)
-        except _Undecided:
+            for _ in self.iterations(node, frame, inner, first):
+                yield self.expr(node.elt, inner)
+        except Undecided:
             self.any_iteration(node, inner)
             raise
 

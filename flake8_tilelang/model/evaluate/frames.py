@@ -12,6 +12,12 @@ class Abrupt(Exception):
         self.kind = kind
 
 
+class Undecided(Exception):
+    """The next iteration of a comprehension, or the next item of a
+    ``map``/``filter``, cannot be told (an unknown iterable or test, past the
+    unroll budget)."""
+
+
 _NONE: frozenset = frozenset()
 
 

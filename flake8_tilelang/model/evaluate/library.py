@@ -527,9 +527,8 @@ class Library:
             return None
         if q in OPERATOR_BINOPS and len(args) == 2 and not kwargs:
             return self._binop(OPERATOR_BINOPS[q], self.deref(args[0]), self.deref(args[1]))
-        if (q in ("min", "max") and len(args) >= 2 or prim in ("ceildiv", "floordiv")) and not kwargs \
-                and all(type(a) is int for a in args):
-            return int_fold(q if q in ("min", "max") else prim, args)
+        if prim in ("ceildiv", "floordiv") and not kwargs and all(type(a) is int for a in args):
+            return int_fold(prim, args)
         return UNKNOWN
 
     def parametrize(self, args: tuple, kwargs):
@@ -584,11 +583,11 @@ class Library:
             return UNKNOWN
         if q in _INT_RESULT_BITS and any(type(a) is int and a.bit_length() > 4096 for a in args):
             return UNKNOWN
-        arity = _NUMBERS[q]
-        if not (arity[0] <= len(args) <= arity[1]):
+        func, fewest, most = _NUMBERS[q]
+        if not fewest <= len(args) <= most:
             return UNKNOWN
         try:
-            result = _NUMBER_FUNCS[q](*args)
+            result = func(*args)
         except (ValueError, OverflowError, ZeroDivisionError, TypeError):
             return UNKNOWN
         if type(result) is int and result.bit_length() > 8192:
@@ -855,33 +854,25 @@ _EXECUTORS = frozenset({
 })
 
 # Number functions computed when their arguments are known numbers: name ->
-# (fewest, most arguments).
+# (the function, fewest and most arguments). pow, math.pow and divmod go
+# through the evaluator's operators (their result size is judged first).
 _NUMBERS = {
-    "abs": (1, 1), "round": (1, 2), "divmod": (2, 2), "pow": (2, 2), "math.pow": (2, 2),
-    "math.ceil": (1, 1), "math.floor": (1, 1), "math.trunc": (1, 1), "math.sqrt": (1, 1), "math.isqrt": (1, 1),
-    "math.log": (1, 2), "math.log2": (1, 1), "math.log10": (1, 1), "math.gcd": (0, 8), "math.lcm": (0, 8),
-    "math.exp": (1, 1), "math.fabs": (1, 1),
-    "tilelang.math.next_power_of_2": (1, 1), "tilelang.math.cdiv": (2, 2),
-}
-_NUMBER_FUNCS = {
-    "abs": abs, "round": round, "math.ceil": _math.ceil, "math.floor": _math.floor, "math.trunc": _math.trunc,
-    "math.sqrt": _math.sqrt, "math.isqrt": _math.isqrt, "math.log": _math.log, "math.log2": _math.log2,
-    "math.log10": _math.log10, "math.gcd": _math.gcd, "math.lcm": getattr(_math, "lcm", None),
-    "math.exp": _math.exp, "math.fabs": _math.fabs,
+    "abs": (abs, 1, 1), "round": (round, 1, 2), "divmod": (None, 2, 2), "pow": (None, 2, 2),
+    "math.pow": (None, 2, 2), "math.ceil": (_math.ceil, 1, 1), "math.floor": (_math.floor, 1, 1),
+    "math.trunc": (_math.trunc, 1, 1), "math.sqrt": (_math.sqrt, 1, 1), "math.isqrt": (_math.isqrt, 1, 1),
+    "math.log": (_math.log, 1, 2), "math.log2": (_math.log2, 1, 1), "math.log10": (_math.log10, 1, 1),
+    "math.gcd": (_math.gcd, 0, 8), "math.lcm": (getattr(_math, "lcm", None), 0, 8), "math.exp": (_math.exp, 1, 1),
+    "math.fabs": (_math.fabs, 1, 1),
     # tilelang/math/__init__.py (the same in TileLang and TileLang-Ascend)
-    "tilelang.math.next_power_of_2": lambda x: 1 << (x - 1).bit_length(),
-    "tilelang.math.cdiv": lambda a, b: (a + b - 1) // b,
+    "tilelang.math.next_power_of_2": (lambda x: 1 << (x - 1).bit_length(), 1, 1),
+    "tilelang.math.cdiv": (lambda a, b: (a + b - 1) // b, 2, 2),
 }
 # functions whose result grows with an integer argument: bounded before computing
 _INT_RESULT_BITS = frozenset({"tilelang.math.next_power_of_2", "math.lcm"})
 
 
 def int_fold(name: str, args: tuple):
-    """min/max of ints, T.ceildiv / T.floordiv of two ints (shape arithmetic)."""
-    if name == "min":
-        return min(args)
-    if name == "max":
-        return max(args)
+    """T.ceildiv / T.floordiv of two ints (shape arithmetic; min and max are ``over_items``)."""
     if len(args) != 2 or args[1] == 0:
         return UNKNOWN
     return -(-args[0] // args[1]) if name == "ceildiv" else args[0] // args[1]

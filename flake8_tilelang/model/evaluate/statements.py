@@ -5,7 +5,7 @@ import ast
 from typing import Dict, Optional
 
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget, Interleaved
-from .frames import Abrupt, Frame
+from .frames import Abrupt, Frame, Undecided
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
 from .values import (
     KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV,
@@ -552,18 +552,19 @@ class Statements:
         time, each made when the loop asks for it. ``state["undecided"]`` when
         the rest cannot be told (what making it may change is then uncertain),
         ``state["done"]`` when it ran to its end."""
-        count = 0
         try:
-            for item in (self.map_rows(first, node, frame, keep=kind == "filter") if kind != "gen"
-                         else self.comprehension_items(node, frame, first)):
-                count += 1
-                if count > MAX_UNROLL:
-                    raise _Undecided()
-                yield item
-        except _Undecided:
+            yield from self.lazy_items(kind, node, frame, first)
+        except Undecided:
             state["undecided"] = True
             return
         state["done"] = True
+
+    def lazy_items(self, kind: str, node, frame: Frame, first):
+        """A generator expression's, ``map``'s or ``filter``'s items, made one
+        at a time (see ``comprehension_items``, ``map_rows``)."""
+        if kind == "gen":
+            return self.comprehension_items(node, frame, first)
+        return self.map_rows(first, node, frame, keep=kind == "filter")
 
     def loop_over(self, node, frame: Frame, items, lazy: Optional[dict] = None) -> None:
         if lazy is None and items is not None and len(items) > 8 and all(type(i) is int for i in items):
@@ -735,9 +736,10 @@ class Statements:
             it.lazy = None
 
             def make():
-                if kind in ("map", "filter"):
-                    return ev.map_items(first, node, frame, keep=kind == "filter")
-                return ev.comprehension(node, frame, first)
+                try:
+                    return ev.bounded(tuple(ev.lazy_items(kind, node, frame, first)))
+                except Undecided:
+                    return UNKNOWN
 
             def run():
                 if stops_early:
@@ -1477,10 +1479,6 @@ class Statements:
                 lost(e[0])
                 obj.entries[k] = (UNKNOWN,) + tuple(e[1:])
 
-
-
-class _Undecided(Exception):
-    """A generator expression's next item cannot be told (see produce)."""
 
 
 _LEAVES = (ast.Break, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)

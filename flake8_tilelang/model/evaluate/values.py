@@ -551,6 +551,13 @@ def plain(value) -> bool:
     return False
 
 
+def user_function(value) -> bool:
+    """A function of the user's the evaluator can run: a def, a lambda, a
+    method bound to its object."""
+    t = type(value)
+    return t is FuncV or t is LambdaV or (t is BoundV and type(value.func) is FuncV)
+
+
 def known(value) -> bool:
     return value is not UNKNOWN
 
