@@ -1926,6 +1926,21 @@ def test_class_creation_and_namespace_reads_agree_with_python(form):
         assert got == expected  # followed exactly
 
 
+def _agrees_with_python(body, expected, exact, cpython=True):
+    """``R`` of ``body``: CPython's is ``expected``; the engine's equals it,
+    or (not ``exact``) is unknown. ``cpython=False``: a body CPython cannot
+    run here (it names tilelang)."""
+    if cpython:
+        namespace: dict = {}
+        exec(compile(body, "<form>", "exec"), namespace)
+        assert namespace["R"] == expected
+    evaluator = model_of(body).resolver.evaluator()
+    got = _python(evaluator.final("R")) if evaluator is not None else UNKNOWN  # None: not evaluated
+    assert got is UNKNOWN or got == expected, (got, expected)
+    if exact:
+        assert got == expected
+
+
 # (body, the value of R under CPython, whether the engine must know it)
 ITERATOR_FORMS = {
     # a one-shot iterator gives its items to the first consumer only
@@ -2027,15 +2042,7 @@ ITERATOR_FORMS = {
 @pytest.mark.parametrize("form", sorted(ITERATOR_FORMS))
 def test_iterators_and_number_builtins_agree_with_python(form):
     body, expected, exact = ITERATOR_FORMS[form]
-    if "tilelang" not in body:  # the CPython run has no tilelang
-        namespace: dict = {}
-        exec(compile(body, "<form>", "exec"), namespace)
-        assert namespace["R"] == expected
-    evaluator = model_of(body).resolver.evaluator()
-    got = _python(evaluator.final("R")) if evaluator is not None else UNKNOWN  # None: not evaluated
-    assert got is UNKNOWN or got == expected, (got, expected)
-    if exact:
-        assert got == expected
+    _agrees_with_python(body, expected, exact, cpython="tilelang" not in body)
 
 
 CALLABLE_INSTANCE_FORMS = {
@@ -2055,10 +2062,7 @@ CALLABLE_INSTANCE_FORMS = {
 @pytest.mark.parametrize("form", sorted(CALLABLE_INSTANCE_FORMS))
 def test_calling_an_instance_runs_its_class_call(form):
     body, expected = CALLABLE_INSTANCE_FORMS[form]
-    namespace: dict = {}
-    exec(compile(body, "<form>", "exec"), namespace)
-    assert namespace["R"] == expected
-    assert _python(model_of(body).resolver.evaluator().final("R")) == expected
+    _agrees_with_python(body, expected, exact=True)
 
 
 def test_simple_namespace_holds_its_attributes():
@@ -2092,10 +2096,7 @@ DEFINITION_ORDER_FORMS = {
 @pytest.mark.parametrize("form", sorted(DEFINITION_ORDER_FORMS))
 def test_definitions_run_in_cpython_order(form):
     body, expected = DEFINITION_ORDER_FORMS[form]
-    namespace: dict = {}
-    exec(compile(body, "<form>", "exec"), namespace)
-    assert namespace["R"] == expected
-    assert _python(model_of(body).resolver.evaluator().final("R")) == expected
+    _agrees_with_python(body, expected, exact=True)
 
 
 def test_parametrized_test_runs_once_per_row():
@@ -2156,20 +2157,11 @@ MATCH_FORMS = {
 @pytest.mark.parametrize("form", sorted(MATCH_FORMS))
 def test_match_patterns_agree_with_python(form):
     body, expected = MATCH_FORMS[form]
-    namespace: dict = {}
-    exec(compile(body, "<form>", "exec"), namespace)
-    assert namespace["R"] == expected
-    got = _python(model_of(body).resolver.evaluator().final("R"))
-    if form == "later_case_binds_in_its_branch":  # which case runs is not told: unknown
-        assert got in (UNKNOWN, expected), got
-    else:
-        assert got == expected
+    # which case of `later_case_binds_in_its_branch` runs is not told: unknown is right
+    _agrees_with_python(body, expected, exact=form != "later_case_binds_in_its_branch")
 
 
 def test_names_a_class_pattern_may_capture_are_unknown():
     body = ("px = 'old'\nclass Point:\n    def __init__(self, x):\n        self.x = x\n"
             "match Point(1):\n    case Point(x=px):\n        pass\nR = px\n")
-    namespace: dict = {}
-    exec(compile(body, "<form>", "exec"), namespace)
-    assert namespace["R"] == 1
-    assert _python(model_of(body).resolver.evaluator().final("R")) in (UNKNOWN, 1)  # 'old' before
+    _agrees_with_python(body, 1, exact=False)  # 'old' before
