@@ -1591,6 +1591,11 @@ def _python(value):
             return UNKNOWN
         out = {k: _python(e[0]) for k, e in value.entries.items()}
         return UNKNOWN if any(v is UNKNOWN for v in out.values()) else out
+    if isinstance(value, (tuple, list)) and not getattr(value, "spoiled", False):
+        items = [_python(v) for v in value]  # a tuple of dicts
+        if any(v is UNKNOWN for v in items):
+            return UNKNOWN
+        return tuple(items) if isinstance(value, tuple) else items
     return export(value) if type(value).__name__ != "DictViewV" else UNKNOWN
 
 
@@ -2165,3 +2170,58 @@ def test_names_a_class_pattern_may_capture_are_unknown():
     body = ("px = 'old'\nclass Point:\n    def __init__(self, x):\n        self.x = x\n"
             "match Point(1):\n    case Point(x=px):\n        pass\nR = px\n")
     _agrees_with_python(body, 1, exact=False)  # 'old' before
+
+
+_POINT = "from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    y: int = 2\np = P(1)\n"
+_NESTED = ("import copy, dataclasses\n@dataclasses.dataclass\nclass F:\n    a: int = 1\n@dataclasses.dataclass\n"
+           "class G:\n    f: F = dataclasses.field(default_factory=F)\n"
+           "    d: dict = dataclasses.field(default_factory=dict)\ng = G()\ng.d['s'] = True\n")
+
+# (body, the value of R under CPython, whether the engine must know it)
+RECORD_FORMS = {
+    # a NamedTuple is a tuple: unpacked, indexed, listed, measured
+    "namedtuple_unpacked": (_POINT + "a, b = p\nR = (a, b)\n", (1, 2), True),
+    "namedtuple_indexed_from_the_end": (_POINT + "R = p[-1]\n", 2, True),
+    "namedtuple_listed_and_measured": (_POINT + "R = (list(p), len(p))\n", ([1, 2], 2), True),
+    "namedtuple_replace_leaves_the_original": (_POINT + "q = p._replace(y=7)\nR = (q.y, p.y)\n", (7, 2), True),
+    "namedtuple_asdict_and_fields": (_POINT + "R = (p._asdict(), P._fields)\n", ({'x': 1, 'y': 2}, ('x', 'y')),
+                                     True),
+    "namedtuple_replace_of_unknown_field_raises": (
+        _POINT + "try:\n    p._replace(z=1)\n    R = 'kept'\nexcept ValueError:\n    R = 'raised'\n", 'raised', True),
+    "namedtuple_field_cannot_be_set": (
+        _POINT + "try:\n    p.x = 5\nexcept AttributeError:\n    pass\nR = p.x\n", 1, True),
+    "namedtuple_own_getitem_is_not_the_tuple": (
+        "from typing import NamedTuple\nclass P(NamedTuple):\n    x: int\n    def __getitem__(self, i):\n"
+        "        return 5\nR = P(1)[0]\n", 5, False),
+    "collections_namedtuple_with_defaults": (
+        "from collections import namedtuple\nT = namedtuple('T', 'a, b c', defaults=(7, 8))\nR = list(T(1, c=0))\n",
+        [1, 7, 0], True),
+    "collections_namedtuple_refuses_a_private_name": (
+        "from collections import namedtuple\ntry:\n    namedtuple('T', ['a', '_b'])\n    R = 'made'\n"
+        "except ValueError:\n    R = 'refused'\n", 'refused', False),
+    # a frozen dataclass refuses a store; replace makes a new one
+    "frozen_dataclass_refuses_a_store": (
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass F:\n    a: int = 1\nf = F()\n"
+        "try:\n    f.a = 2\nexcept dataclasses.FrozenInstanceError:\n    pass\nR = (f.a, dataclasses.replace(f, a=3).a)\n",
+        (1, 3), True),
+    # asdict / astuple copy all the way down
+    "asdict_recurses_and_copies": (
+        _NESTED + "d = dataclasses.asdict(g)\nd['d']['s'] = False\nR = (d, g.d)\n",
+        ({'f': {'a': 1}, 'd': {'s': False}}, {'s': True}), True),
+    "astuple_of_nested_dataclasses": (_NESTED + "R = dataclasses.astuple(g)[0]\n", (1,), True),
+    # copies of instances: deep ones hold copies, shallow ones share
+    "deepcopy_of_an_instance_is_separate": (
+        _NESTED + "h = copy.deepcopy(g)\nh.d['s'] = False\nh.f.a = 9\nR = (g.d, g.f.a)\n", ({'s': True}, 1), True),
+    "shallow_copy_of_an_instance_shares": (
+        _NESTED + "h = copy.copy(g)\nh.d['s'] = False\nh.f = None\nR = (g.d, g.f.a)\n", ({'s': False}, 1), True),
+    "deepcopy_hook_returning_self": (
+        "import copy\nclass H:\n    def __init__(self):\n        self.cfg = {'s': True}\n"
+        "    def __deepcopy__(self, memo):\n        return self\nh = H()\nq = copy.deepcopy(h)\nq.cfg['s'] = False\n"
+        "R = h.cfg\n", {'s': False}, False),
+}
+
+
+@pytest.mark.parametrize("form", sorted(RECORD_FORMS))
+def test_records_and_copies_agree_with_python(form):
+    body, expected, exact = RECORD_FORMS[form]
+    _agrees_with_python(body, expected, exact)

@@ -61,6 +61,17 @@ def counter():
         k += 1
         return k
     return bump
+import copy, dataclasses
+from typing import NamedTuple
+class Pt(NamedTuple):
+    d: dict
+    e: dict = {}
+@dataclasses.dataclass
+class Box:
+    d: dict
+    t: tuple = ()
+r = Pt(a)
+bx = Box(b)
 """
 
 
@@ -141,6 +152,23 @@ class Programs:
             lambda: ["n = (%s, %s) in it" % (k, v)],
             lambda: ["if it:", "    n += 1"],
             lambda: ["%s.update(it)" % x],
+            # NamedTuples (unpacked, indexed, replaced; a default shared by every
+            # instance), dataclass instances copied deep and shallow, asdict
+            lambda: ["r = Pt(%s, %s)" % (x, y)],
+            lambda: ["r = Pt(%s)" % x],
+            lambda: ["%s, %s = r" % (x, y)],
+            lambda: ["%s = r[%d]" % (x, r.choice([0, 1, -1]))],
+            lambda: ["r = r._replace(e=%s)" % x],
+            lambda: ["%s = r._asdict()[%s]" % (x, r.choice(["'d'", "'e'"]))],
+            lambda: ["r.e[%s] = %s" % (k, v)],
+            lambda: ["bx = Box(%s)" % x],
+            lambda: ["bx = Box(%s, (%s,))" % (x, y)],
+            lambda: ["bx = copy.%s(bx)" % r.choice(["copy", "deepcopy"])],
+            lambda: ["%s = bx.d" % x],
+            lambda: ["bx.d = %s" % x],
+            lambda: ["%s = dataclasses.asdict(bx)['d']" % x],
+            lambda: ["%s = dataclasses.replace(bx, d=%s).d" % (x, y)],
+            lambda: ["%s = copy.deepcopy(%s)" % (x, y)],
         ]
         compound = [
             lambda: ["if %s:" % self.cond()] + self.nested(depth) + ["else:"] + self.nested(depth),

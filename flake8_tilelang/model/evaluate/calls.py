@@ -16,7 +16,7 @@ from .values import (
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, ParamsV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
-    join, havoc, kernels_of, mklist, plain, seq_known, taint_links, truth, user_function,
+    join, havoc, kernels_of, mklist, plain, record_items, seq_known, taint_links, truth, user_function,
 )
 
 def placed(kwargs: Dict[str, tuple], node) -> Dict[str, tuple]:
@@ -1061,7 +1061,7 @@ class Calls:
         if type(func) is not LibV:
             return False
         q = func.q
-        if q in READ_METHODS or q.startswith("str."):
+        if q in READ_METHODS or q.startswith("str.") or q.startswith("namedtuple."):
             return True
         return q.startswith("list.") and isinstance(bound.obj, list) and not seq_known(bound.obj)
 
@@ -1076,6 +1076,22 @@ class Calls:
                     for k, (value, _) in list(obj.memo.items()):
                         obj.memo[k] = (value, False)
             return None
+        if kind == "namedtuple" and type(obj) is InstanceV:
+            items = record_items(obj)
+            fields = obj.cls.fields
+            if items is None:
+                return UNKNOWN
+            if name == "_asdict" and not args and not kwargs:
+                return DictV(self.token, {f: (v, node, None, self.filename) for f, v in zip(fields, items)})
+            if name == "_replace" and not args and KW_UNKNOWN not in kwargs:
+                if any(k not in fields for k in kwargs):
+                    raise Abrupt("raise")  # ValueError: unexpected field names
+                out = InstanceV(obj.cls, self.token)
+                out.attrs.update(obj.attrs)
+                for k, (v, _) in kwargs.items():
+                    out.attrs[k] = v
+                return out
+            return UNKNOWN
         if kind == "property":
             if name == "setter" and type(obj) is PropertyV and len(args) == 1 and not kwargs \
                     and type(args[0]) is FuncV and not args[0].kind:

@@ -13,7 +13,7 @@ from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     ExecutorV, IterV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
-    LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, seq_known, spoil,
+    LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, record_items, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS, merge_entries, lost,
 )
 
@@ -389,6 +389,8 @@ class Expressions:
             return entry[0]
         if isinstance(obj, ClassV) and obj.kind == "enum" and not obj.opaque and isinstance(key, str):
             return obj.members.get(key, UNKNOWN)  # Mode["EXPERT"]
+        if type(obj) is InstanceV and record_items(obj) is not None:
+            obj = record_items(obj)  # `tile[0]` of a NamedTuple
         if isinstance(obj, (tuple, list, str)) and (isinstance(obj, str) or seq_known(obj)):
             if type(key) is int:
                 try:
@@ -558,7 +560,7 @@ class Expressions:
         if isinstance(obj, ClassV):
             value = obj.lookup(attr)
             if value is MISSING:
-                return UNKNOWN
+                return obj.fields if attr == "_fields" and obj.kind == "namedtuple" and not obj.opaque else UNKNOWN
             if isinstance(value, FuncV) and value.kind == "class":
                 return BoundV(value, obj)
             if type(value) is PropertyV:
@@ -591,6 +593,11 @@ class Expressions:
                 return result
             if type(value) in (PropertyV, FuncV, CachedV):
                 return self.bound_to(value, obj)
+            if value is MISSING and obj.cls.kind == "namedtuple" and not obj.opaque:
+                if attr == "_fields":
+                    return obj.cls.fields
+                if attr in ("_replace", "_asdict"):
+                    return BoundV(LibV("namedtuple." + attr), obj)
             if value is MISSING or obj.opaque:
                 return UNKNOWN  # an attribute its constructor (or a base's) may have set
             return value

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import keyword
 import math as _math
 import re
 from typing import Dict, Optional
@@ -21,7 +22,7 @@ from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
     KernelV, LambdaV, ListV,
     EnumMemberV, ExecutorV, InstanceV, LibV, NamespaceV, ParamSetV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
-    kernels_of, mklist, plain, raw_of, seq_known, spoil, truth,
+    kernels_of, mklist, plain, raw_of, record_items, seq_known, spoil, truth, MISSING,
 )
 
 # names whose values are never looked up in the user's project
@@ -287,14 +288,57 @@ class Library:
                 return out
             if t is tuple:
                 return tuple(dup(x, depth + 1) for x in v) if deep else v
+            if t is InstanceV and copyable(v):
+                # a new object of its class, __init__ not run, holding its attributes (copies of them)
+                out = InstanceV(v.cls, self.token)
+                memo[id(v)] = out
+                out.attrs.update((k, dup(x, depth + 1) if deep else x) for k, x in v.attrs.items())
+                return out
             raise _NotCopied()
 
         try:
             return self.bounded(dup(self.deref(value), 0))
         except _NotCopied:
-            if not deep:
-                self.escape((value,))  # a shallow copy holds what the original holds
+            # a shallow copy holds what the original holds; a deep one made by a hook
+            # of the class (`__deepcopy__` returning self) may too
+            self.escape((value,))
             return UNKNOWN
+
+    def fields_of(self, value, as_tuple: bool, depth: int = 0):
+        """``dataclasses.asdict`` / ``astuple``: dataclass instances (and those
+        in lists, tuples, NamedTuples and dicts) made dicts or tuples, anything
+        else deep-copied, each part on its own (no memo across parts)."""
+        v = self.deref(value)
+        t = type(v)
+        if depth > 16:
+            raise _NotCopied()
+        if t is InstanceV and v.cls.maker == "dataclasses.dataclass" and not v.opaque:
+            if any(f not in v.attrs for f in v.cls.fields):
+                raise _NotCopied()
+            parts = [(f, self.fields_of(v.attrs[f], as_tuple, depth + 1)) for f in v.cls.fields]
+            if as_tuple:
+                return tuple(p for _, p in parts)
+            return DictV(self.token, {f: (p, None, None, self.filename) for f, p in parts})
+        items = record_items(v)
+        if items is not None:
+            out = InstanceV(v.cls, self.token)
+            out.attrs.update(zip(v.cls.fields, (self.fields_of(x, as_tuple, depth + 1) for x in items)))
+            return out
+        if t is tuple or t is ListV:
+            if not seq_known(v):
+                raise _NotCopied()
+            parts = [self.fields_of(x, as_tuple, depth + 1) for x in v]
+            return tuple(parts) if t is tuple else mklist(parts, self.token)
+        if t is DictV:
+            out = DictV(self.token, {}, v.complete)
+            out.loose = set(v.loose) if v.loose else None
+            for k, e in v.entries.items():
+                out.entries[k] = (self.fields_of(e[0], as_tuple, depth + 1),) + tuple(e[1:])
+            return out
+        copied = self.copy_of(v, deep=True)
+        if copied is UNKNOWN and v is not UNKNOWN:
+            raise _NotCopied()
+        return copied
 
     def lru_cache(self, q: str, args: tuple, kwargs):
         """``@functools.cache``, ``@lru_cache``, ``@lru_cache(maxsize=None)``,
@@ -469,7 +513,7 @@ class Library:
                 return UNKNOWN
             return self.bounded(tuple(seq) if q == "tuple" else mklist(seq, self.token))
         if q == "len" and len(args) == 1:
-            a = args[0]
+            a = record_items(args[0]) or args[0]
             if isinstance(a, str) or seq_known(a):
                 return len(a)
             if isinstance(a, DictV) and a.exact():
@@ -508,6 +552,16 @@ class Library:
                     break
                 inst.attrs[name] = value
             return inst
+        if q in ("dataclasses.asdict", "dataclasses.astuple") and len(args) == 1 and not kwargs:
+            obj = self.deref(args[0])
+            if not (type(obj) is InstanceV and obj.cls.maker == "dataclasses.dataclass"):
+                return UNKNOWN  # a TypeError, or an instance not modelled
+            try:
+                return self.bounded(self.fields_of(obj, q == "dataclasses.astuple"))
+            except _NotCopied:
+                return UNKNOWN
+        if q == "collections.namedtuple":
+            return self.namedtuple_class(args, kwargs)
         if q == "dataclasses.replace" and len(args) == 1:
             # a copy with some fields changed (through the constructor: __post_init__ runs)
             obj = self.deref(args[0])
@@ -530,6 +584,31 @@ class Library:
         if prim in ("ceildiv", "floordiv") and not kwargs and all(type(a) is int for a in args):
             return int_fold(prim, args)
         return UNKNOWN
+
+    def namedtuple_class(self, args: tuple, kwargs) -> object:
+        """``collections.namedtuple("Tile", "bm bn", defaults=[64])``: a class
+        of that kind, its fields bound by its constructor. A name CPython
+        would refuse, ``rename=True`` or arguments not known: unknown."""
+        names = args[1] if len(args) > 1 else kwargs.get("field_names", (MISSING,))[0]
+        defaults = kwargs.get("defaults", (None,))[0]
+        if len(args) != 2 or set(kwargs) - {"defaults", "module"} or not isinstance(args[0], str):
+            return UNKNOWN
+        names = self.deref(names)
+        if isinstance(names, str):
+            names = names.replace(",", " ").split()
+        else:
+            names = self.iterate(names)
+        defaults = () if defaults is None else self.iterate(defaults)
+        if names is None or defaults is None or not all(type(n) is str for n in names) \
+                or len(set(names)) != len(names) or len(defaults) > len(names):
+            return UNKNOWN
+        if not all(n.isidentifier() and not keyword.iskeyword(n) and not n.startswith("_")
+                   for n in names + [args[0]]):
+            return UNKNOWN  # ValueError
+        cls = ClassV(None, {"__name__": args[0]}, (), "namedtuple", tuple(names))
+        for name, value in zip(names[len(names) - len(defaults):], defaults):
+            cls.factories[name] = ("default", value)
+        return cls
 
     def parametrize(self, args: tuple, kwargs):
         """``@pytest.mark.parametrize("dtype,target", [...])``: the rows the
@@ -885,6 +964,19 @@ def decorates(node, fn: Function) -> bool:
 def _callable(value) -> bool:
     """A function value of the user's that a cache decorator may wrap."""
     return type(value) in (FuncV, BoundV, LambdaV, JitV, CachedV)
+
+
+_COPY_HOOKS = ("__deepcopy__", "__copy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
+               "__new__", "__slots__", "__getattr__", "__getattribute__")
+
+
+def copyable(inst: InstanceV) -> bool:
+    """``copy`` / ``deepcopy`` of an instance of the user's makes a new object
+    of its class holding (copies of) its attributes: its class (and bases)
+    hook none of the copy protocol and what it holds is known."""
+    cls = inst.cls
+    return not inst.opaque and not cls.opaque and cls.kind != "enum" \
+        and all(cls.lookup(hook) is MISSING for hook in _COPY_HOOKS)
 
 
 class _NotCopied(Exception):

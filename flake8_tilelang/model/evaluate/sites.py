@@ -21,7 +21,7 @@ from typing import Dict, List, Optional
 from ... import constants as C
 from .budget import MAX_STEPS
 from .frames import Frame
-from .values import UNKNOWN, FuncV, JitV, KernelV, LibV, export, kernel_values
+from .values import UNKNOWN, FuncV, InstanceV, JitV, KernelV, LibV, export, kernel_values, record_items
 
 MAX_SITES = 4
 _STEPS = 2000  # evaluator steps per question (a factory body and its helpers)
@@ -138,11 +138,14 @@ def _call_label(call: ast.AST, closure: Frame) -> str:
         parts = []
         for p in params:
             value = export(closure.vars.get(p.arg, UNKNOWN))
+            record = _shown_record(closure.vars.get(p.arg))
             if value is not UNKNOWN:
                 shown = repr(value)
             elif isinstance(given.get(p.arg), (ast.Name, ast.Attribute)) \
                     and ast.unparse(given[p.arg]) != p.arg:
                 shown = ast.unparse(given[p.arg])  # `pass_configs=EXPERT`: a dict, named as the call names it
+            elif record is not None:
+                shown = record  # `tile=Tile(64, 256, 'float16')`
             else:
                 shown = "?"
             parts.append("%s=%s" % (p.arg, shown))
@@ -151,6 +154,27 @@ def _call_label(call: ast.AST, closure: Frame) -> str:
     if len(text) > 96:
         text = text[:93] + "..."
     return "%s (line %d)" % (text, line)
+
+
+def _shown_record(value) -> Optional[str]:
+    """A NamedTuple or dataclass instance whose fields are plain constants, as
+    its repr would start: ``Tile(64, 256, 'float16')``, ``Cfg(bm=64, bn=128)``."""
+    if type(value) is not InstanceV or value.opaque:
+        return None
+    cls = value.cls
+    name = cls.scope.name if cls.scope is not None else cls.attrs.get("__name__")
+    if not isinstance(name, str):
+        return None
+    items = record_items(value)
+    if items is not None:
+        parts = [export(v) for v in items]
+        return None if any(v is UNKNOWN for v in parts) else "%s(%s)" % (name, ", ".join(map(repr, parts)))
+    if cls.kind == "dataclass" and all(f in value.attrs for f in cls.fields):
+        parts = [export(value.attrs[f]) for f in cls.fields]
+        if any(v is UNKNOWN for v in parts):
+            return None
+        return "%s(%s)" % (name, ", ".join("%s=%r" % (f, v) for f, v in zip(cls.fields, parts)))
+    return None
 
 
 def _is_literal(node: ast.expr) -> bool:

@@ -14,7 +14,7 @@ from .values import (
     PropertyV,
     DeferredCallV, NamespaceV,
     PassContextV,
-    MUTATORS, equal_refs, hashable, havoc, join, lost, join_vars, mklist, seq_known, spoil_entries, taint_links,
+    MUTATORS, equal_refs, hashable, havoc, join, lost, join_vars, mklist, record_items, seq_known, spoil_entries, taint_links,
     truth,
 )
 
@@ -709,6 +709,8 @@ class Statements:
             return None
         if isinstance(value, (tuple, list)) and not seq_known(value):
             return None
+        if type(value) is InstanceV:
+            value = record_items(value)  # a NamedTuple: its fields' values
         if isinstance(value, ClassV) and value.kind == "enum" and not value.opaque:
             seq = list({id(m): m for m in value.members.values()}.values())  # aliases once
         elif isinstance(value, (tuple, list, str)):
@@ -999,6 +1001,7 @@ class Statements:
             opaque = True
         fields = _annotated_fields(node)
         value: object = None
+        maker, frozen = "", False
         for dec_node, deco in zip(reversed(node.decorator_list), reversed(decorators)):
             q = deco.q if isinstance(deco, LibV) else None
             if isinstance(dec_node, ast.Call):
@@ -1008,6 +1011,13 @@ class Statements:
                     q = None  # init=False, **options: a constructor not told
             if q in DATACLASS_DECORATORS and kind in ("", "dataclass"):
                 kind = "dataclass"
+                maker = q
+                frozen = q in ("attr.frozen", "attrs.frozen")
+                for kw in dec_node.keywords if isinstance(dec_node, ast.Call) else ():
+                    if kw.arg == "frozen":
+                        if not isinstance(kw.value, ast.Constant):
+                            opaque = True  # whether a field can be set is not told
+                        frozen = bool(getattr(kw.value, "value", False))
             elif q in TRANSPARENT_CLASS_DECORATORS:
                 pass
             else:
@@ -1024,6 +1034,7 @@ class Statements:
         if kind not in ("dataclass", "namedtuple"):
             fields = ()
         cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, fields or (), opaque)
+        cls.maker, cls.frozen = maker, frozen
         cls_frame.owner = cls
         if kind == "dataclass" and not opaque:
             for stmt in node.body:
@@ -1214,6 +1225,8 @@ class Statements:
             elts = target.elts
             if type(value) is IterV:
                 value = self.drain(value)  # `(a, b), c = zip(...)`: unpacking consumes it
+            elif type(value) is InstanceV:
+                value = record_items(value)  # `bm, bn = tile`, a NamedTuple
             if seq_known(value) and len(value) == len(elts) and \
                     not any(isinstance(e, ast.Starred) for e in elts):
                 nodes = value_node.elts if isinstance(value_node, (ast.Tuple, ast.List)) and \
@@ -1252,6 +1265,8 @@ class Statements:
         if isinstance(obj, (InstanceV, ClassV, Module)):
             self.effects += 1
         if isinstance(obj, InstanceV):
+            if obj.cls.kind == "namedtuple" and not obj.opaque or obj.cls.frozen and not obj.cls.opaque:
+                raise Abrupt("raise")  # AttributeError / FrozenInstanceError
             hook = obj.cls.lookup(name)
             if type(hook) is PropertyV and hook.cached:
                 hook = MISSING  # no __set__: the instance keeps the value

@@ -229,7 +229,7 @@ class ClassV:
     "enum" (``members``). ``opaque``: a base or decorator the evaluator does
     not model, so what is not in ``attrs`` is unknown and instances are too."""
 
-    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members", "factories")
+    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members", "factories", "maker", "frozen")
 
     def __init__(self, scope: Optional[Scope], attrs: Dict[str, object], bases: tuple = (), kind: str = "",
                  fields: tuple = (), opaque: bool = False):
@@ -242,6 +242,8 @@ class ClassV:
         self.members: Dict[str, "EnumMemberV"] = {}
         # dataclass fields given by field(default=...) / field(default_factory=...)
         self.factories: Dict[str, tuple] = {}
+        self.maker = ""  # the decorator that made a dataclass (`dataclasses.dataclass`, `attr.define`)
+        self.frozen = False  # `@dataclass(frozen=True)`: setting a field raises
 
     def lookup(self, attr: str):
         """``attr`` through the class and its bases (single inheritance; with
@@ -656,6 +658,21 @@ class ListV(list):
         self.token = token
         self.spoiled = False
         self.links: Optional[list] = None  # as DictV.links
+
+
+_TUPLE_HOOKS = ("__iter__", "__getitem__", "__len__")
+
+
+def record_items(value) -> Optional[tuple]:
+    """What iterating, indexing or unpacking a NamedTuple instance sees: its
+    fields' values in order (None for anything else, or when a field or
+    the class's own ``__iter__``/``__getitem__``/``__len__`` is not known)."""
+    if type(value) is not InstanceV or value.opaque or value.cls.kind != "namedtuple":
+        return None
+    cls = value.cls
+    if any(cls.lookup(hook) is not MISSING for hook in _TUPLE_HOOKS) or any(f not in value.attrs for f in cls.fields):
+        return None
+    return tuple(value.attrs[f] for f in cls.fields)
 
 
 def seq_known(value) -> bool:
