@@ -2225,3 +2225,33 @@ RECORD_FORMS = {
 def test_records_and_copies_agree_with_python(form):
     body, expected, exact = RECORD_FORMS[form]
     _agrees_with_python(body, expected, exact)
+
+
+_TILES = "CONFIGS = [{'bm': 64, 's': True}, {'bm': 128, 's': False}, {'bm': 128, 's': None}]\n"
+
+# (body, the value of R under CPython, whether the engine must know it)
+KEYED_FORMS = {
+    # the item itself comes back: a change through it is a change to the list's dict
+    "max_by_key_is_the_item": (
+        _TILES + "best = max(CONFIGS, key=lambda c: c['bm'])\nbest['s'] = 5\nR = CONFIGS[1]\n", {'bm': 128, 's': 5},
+        True),
+    "sorted_by_key_is_stable_reversed_too": (
+        _TILES + "R = [c['s'] for c in sorted(CONFIGS, key=lambda c: c['bm'], reverse=True)]\n", [False, None, True],
+        True),
+    "min_by_a_tuple_key": (_TILES + "R = min(CONFIGS, key=lambda c: (-c['bm'], str(c['s'])))['s']\n", False, True),
+    "max_of_nothing_gives_its_default": ("R = max([], key=len, default='none')\n", 'none', True),
+    "key_called_once_per_item_in_order": (
+        "seen = []\ndef k(x):\n    seen.append(x)\n    return -x\nout = sorted([1, 2, 3], key=k)\nR = (out, len(seen))\n",
+        ([3, 2, 1], 3), False),
+    "keys_that_do_not_compare": (
+        "try:\n    R = max([1, 'a'], key=lambda x: x)\nexcept TypeError:\n    R = 'raised'\n", 'raised', False),
+    "cached_cost_function_as_key": (
+        "import functools\n@functools.lru_cache\ndef cost(bm):\n    return bm * 2\nR = min([64, 128, 32], key=cost)\n",
+        32, True),
+}
+
+
+@pytest.mark.parametrize("form", sorted(KEYED_FORMS))
+def test_sorted_min_max_by_key_agree_with_python(form):
+    body, expected, exact = KEYED_FORMS[form]
+    _agrees_with_python(body, expected, exact)

@@ -72,7 +72,8 @@ available: ..." (or a segfault, #1646), far from the line that grew the
 tile.
 """,
     fix="Use smaller tiles (`block_M`, `block_N`), a narrower dtype for scratch buffers, fewer ping-pong "
-        "copies, or turn TL_ASCEND_MEMORY_PLANNING on so buffers with disjoint lifetimes share memory.",
+        "copies; with planning off, turn TL_ASCEND_MEMORY_PLANNING on so buffers with disjoint lifetimes share "
+        "memory.",
     known_false_positives="None known: sizes are a lower bound of what the compiler allocates. A kernel "
                           "compiled only with smaller arguments than its factory's defaults is judged by "
                           "the defaults when no call site in the file gives them (the message says so).",
@@ -111,8 +112,9 @@ def onchip_capacity_exceeded(model) -> Iterator[Report]:
                 "%s needs %s B of %s B (%s) %s%s: %s; %s" % (
                     memory, _b(fp.bytes), _b(chip.bytes(memory)), chip.name, site.site.where(), more, named,
                     how),
-                help="Use smaller tiles or dtypes for these buffers, or turn TL_ASCEND_MEMORY_PLANNING on "
-                     "so buffers with disjoint lifetimes share memory",
+                help="Use smaller tiles or dtypes for these buffers" + (
+                    ", or turn TL_ASCEND_MEMORY_PLANNING on so buffers with disjoint lifetimes share memory"
+                    if fp.method == "linear" else ""),
             )
 
 

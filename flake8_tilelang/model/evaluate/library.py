@@ -529,8 +529,10 @@ class Library:
             return truth(self.deref(args[0]))  # of a container, an iterator, a function
         if q in _NUMBERS and not kwargs:
             return self.numbers(q, args)
-        if q in ("sum", "min", "max", "all", "any", "sorted", "reversed", "math.prod") \
-                and args and not (kwargs and (q != "sorted" or set(kwargs) != {"reverse"})):
+        if q in ("sorted", "min", "max") and args and kwargs and KW_UNKNOWN not in kwargs \
+                and set(kwargs) <= ({"key", "reverse"} if q == "sorted" else {"key", "default"}):
+            return self.ordered_by_key(q, args, kwargs, node, frame)
+        if q in ("sum", "min", "max", "all", "any", "sorted", "reversed", "math.prod") and args and not kwargs:
             return self.over_items(q, args, kwargs)
         if q in ("bool", "int", "str", "float") and len(args) == 1 and isinstance(args[0], PLAIN):
             if q == "int" and isinstance(args[0], (str, bytes)) and len(args[0]) > MAX_LEN:
@@ -711,12 +713,47 @@ class Library:
             return UNKNOWN  # what they compare: numbers, strings, tuples of them
         try:
             if q == "sorted":
-                reverse = kwargs.get("reverse", (False,))[0]
-                if type(reverse) not in (bool, int):
-                    return UNKNOWN
-                return mklist(sorted(items, reverse=reverse), self.token)
+                return mklist(sorted(items), self.token)
             return min(items) if q == "min" else max(items)
         except (TypeError, ValueError):  # mixed types, an empty sequence
+            return UNKNOWN
+
+    def ordered_by_key(self, q: str, args: tuple, kwargs, node, frame: Frame):
+        """``sorted(items, key=..., reverse=...)``, ``max(items, key=...,
+        default=...)``: the key function called once per item, in order (as
+        CPython calls it); the items themselves (a dict picked by its block
+        size is that dict) ordered by what it returns, stable, the first of
+        equal ones for min and max. Keys that are not plain constants, or
+        that Python could not compare, make the result unknown."""
+        key = kwargs.get("key", (None,))[0]
+        reverse = kwargs.get("reverse", (False,))[0]
+        if type(reverse) not in (bool, int):
+            return UNKNOWN
+        if q != "sorted" and (len(args) > 1 and "default" in kwargs):
+            return UNKNOWN  # TypeError
+        if q != "sorted" and len(args) > 1:
+            items = list(args)
+        elif len(args) != 1:
+            return UNKNOWN
+        else:
+            items = self.iterate(args[0])
+            if items is None:
+                return UNKNOWN
+        if key is None:
+            keys = items
+        else:
+            keys = [self.deref(self.call_value(key, (item,), {}, node, frame)) for item in items]
+        if not all(plain(k) for k in keys):
+            return UNKNOWN
+        if not items and q != "sorted":
+            return kwargs["default"][0] if "default" in kwargs else UNKNOWN  # ValueError without one
+        try:
+            if q == "sorted":
+                order = sorted(range(len(items)), key=keys.__getitem__, reverse=bool(reverse))
+                return mklist([items[i] for i in order], self.token)
+            pick = min if q == "min" else max
+            return items[pick(range(len(items)), key=keys.__getitem__)]
+        except (TypeError, ValueError):  # keys of mixed types
             return UNKNOWN
 
     # -- PassContext and lower -----------------------------------------------
