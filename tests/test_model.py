@@ -663,3 +663,38 @@ def test_macro_handed_to_a_macro_is_followed_per_site():
         by_switch[(config.state(C.AUTO_SYNC), len(config.entries))] = prims
     assert by_switch[(True, 1)] == [("tile.exp", False, ("stage", "plain"))]
     assert by_switch[(False, 1)] == [("barrier_all", False, ("stage", "synced"))]
+
+
+MACRO_TWICE = HEADER + """
+@T.macro
+def inner(x):
+    T.barrier_all()
+
+@T.macro
+def inner(x):
+    T.tile.exp(x, x)
+
+@T.macro
+def outer(x):
+    inner(x)
+
+@tilelang.jit(pass_configs={"tl.ascend_auto_sync": True})
+def f(M, N):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16")):
+        with T.Kernel(4, is_npu=True) as (cid, vid):
+            a = T.alloc_ub((M, N), "float16")
+            inner(a)
+            outer(a)
+    return main
+"""
+
+
+def test_a_name_defined_twice_expands_the_definition_the_kernel_read():
+    kernel = only_kernel(MACRO_TWICE)
+    (config,) = kernel.configs
+    prims = sorted((u.use.prim, u.maybe, u.line) for u in kernel.uses_for(config) if u.via)
+    # called by the kernel: only the second definition (the one `inner` held when `main`
+    # was parsed); called from a macro: either definition, neither certain
+    assert prims == [("barrier_all", True, 24), ("tile.exp", False, 23), ("tile.exp", True, 24)]
+    assert codes(MACRO_TWICE) == []

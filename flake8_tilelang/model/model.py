@@ -779,7 +779,9 @@ def settle_use(use: KernelUse, resolver: Resolver, closure=None) -> Optional[Ker
     maybe = False
     for hop in use.via:
         conds.extend(hop.caller.call_conds.get(id(hop.call), ()))
-        if hop.callee is not None:
+        if hop.callee is not None and hop.kernel is None:
+            maybe = True  # one of several defs, called from a macro: not told which
+        elif hop.callee is not None:
             frame = closure[1] if closure is not None and hop.kernel is closure[0] else None
             values = _callee_values(hop.callee, hop.kernel, resolver.owner_of(hop.kernel), frame)
             here = [isinstance(v, MacroV) and v.fn is hop.macro for v in values]
@@ -1210,18 +1212,25 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
                     if target not in seen:
                         yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn, callee, kernel),))
             continue
+        # several defs of the name (`if fast:` / `else:` versions of a macro, or one
+        # redefined): which one the call reaches is settled per compile site from the
+        # value the kernel read when it was parsed (see settle_use); from inside a
+        # macro it is not told (its uses are `maybe`)
+        ambiguous = len(targets) > 1
         for target in targets:
             if target.is_macro and target not in seen:
-                yield from _kernel_uses(target, resolver, via + (MacroHop(target, call, fn),))
+                hop = MacroHop(target, call, fn, call.func, fn if fn.is_prim_func else None) if ambiguous \
+                    else MacroHop(target, call, fn)
+                yield from _kernel_uses(target, resolver, via + (hop,))
             elif id(call) in fn.stmt_calls and not target.is_prim_func and target.jit is None \
                     and target not in seen:
                 # a plain helper called as a statement: TVMScript emits the value it
                 # returns (`return T.pipe_barrier("all")`), not the calls it discards
                 returned = {id(r) for r in target.returns}
-                hop = via + (MacroHop(target, call, fn),)
+                path = via + (MacroHop(target, call, fn, call.func, None) if ambiguous else MacroHop(target, call, fn),)
                 for use in target.uses:
                     if id(use.call) in returned:
-                        yield KernelUse(use, hop)
+                        yield KernelUse(use, path)
 
 
 _DYNAMIC_CALLEES = ("param", "assign", "mutated", "function", "import")

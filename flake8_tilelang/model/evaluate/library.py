@@ -601,7 +601,7 @@ class Library:
         else:
             names = self.iterate(names)
         defaults = () if defaults is None else self.iterate(defaults)
-        if names is None or defaults is None or not all(type(n) is str for n in names) \
+        if names is None or defaults is None or len(names) > MAX_UNROLL or not all(type(n) is str for n in names) \
                 or len(set(names)) != len(names) or len(defaults) > len(names):
             return UNKNOWN
         if not all(n.isidentifier() and not keyword.iskeyword(n) and not n.startswith("_")
