@@ -2209,6 +2209,8 @@ RECORD_FORMS = {
         _NESTED + "d = dataclasses.asdict(g)\nd['d']['s'] = False\nR = (d, g.d)\n",
         ({'f': {'a': 1}, 'd': {'s': False}}, {'s': True}), True),
     "astuple_of_nested_dataclasses": (_NESTED + "R = dataclasses.astuple(g)[0]\n", (1,), True),
+    "asdict_converts_a_dataclass_subclass_instance": (
+        _NESTED + "class Sub(F):\n    pass\nR = dataclasses.asdict(G(Sub()))['f']\n", {'a': 1}, False),
     # copies of instances: deep ones hold copies, shallow ones share
     "deepcopy_of_an_instance_is_separate": (
         _NESTED + "h = copy.deepcopy(g)\nh.d['s'] = False\nh.f.a = 9\nR = (g.d, g.f.a)\n", ({'s': True}, 1), True),

@@ -319,6 +319,8 @@ class Library:
             if as_tuple:
                 return tuple(p for _, p in parts)
             return DictV(self.token, {f: (p, None, None, self.filename) for f, p in parts})
+        if t is InstanceV and _dataclass_based(v.cls):
+            raise _NotCopied()  # a subclass of a dataclass, or one not modelled: asdict may convert it
         items = record_items(v)
         if items is not None:
             out = InstanceV(v.cls, self.token)
@@ -1014,6 +1016,15 @@ def copyable(inst: InstanceV) -> bool:
     cls = inst.cls
     return not inst.opaque and not cls.opaque and cls.kind != "enum" \
         and all(cls.lookup(hook) is MISSING for hook in _COPY_HOOKS)
+
+
+def _dataclass_based(cls: ClassV, depth: int = 0) -> bool:
+    """Whether ``cls`` is, or derives from, a dataclass (or a class whose
+    bases are not all known), as ``dataclasses.asdict`` tells instances to
+    convert from those to copy."""
+    if cls.kind == "dataclass" or cls.opaque or depth > 16:
+        return True
+    return any(_dataclass_based(base, depth + 1) for base in cls.bases)
 
 
 class _NotCopied(Exception):
