@@ -2247,6 +2247,10 @@ KEYED_FORMS = {
         ([3, 2, 1], 3), False),
     "keys_that_do_not_compare": (
         "try:\n    R = max([1, 'a'], key=lambda x: x)\nexcept TypeError:\n    R = 'raised'\n", 'raised', False),
+    "itemgetter_and_attrgetter_as_keys": (
+        _TILES + "from operator import itemgetter, attrgetter\nclass P:\n    def __init__(self, v):\n"
+        "        self.v = v\nR = (sorted(CONFIGS, key=itemgetter('bm'), reverse=True)[0]['s'], itemgetter(1, 0)('ab'),\n"
+        "     [p.v for p in sorted([P(3), P(1)], key=attrgetter('v'))])\n", (False, ('b', 'a'), [1, 3]), True),
     "cached_cost_function_as_key": (
         "import functools\n@functools.lru_cache\ndef cost(bm):\n    return bm * 2\nR = min([64, 128, 32], key=cost)\n",
         32, True),

@@ -1061,7 +1061,8 @@ class Calls:
         if type(func) is not LibV:
             return False
         q = func.q
-        if q in READ_METHODS or q.startswith("str.") or q.startswith("namedtuple."):
+        if q in READ_METHODS or q.startswith("str.") or q.startswith("namedtuple.") \
+                or q in ("operator.itemgetter.__call__", "operator.attrgetter.__call__"):
             return True
         return q.startswith("list.") and isinstance(bound.obj, list) and not seq_known(bound.obj)
 
@@ -1076,6 +1077,18 @@ class Calls:
                     for k, (value, _) in list(obj.memo.items()):
                         obj.memo[k] = (value, False)
             return None
+        if q in ("operator.itemgetter.__call__", "operator.attrgetter.__call__") and len(args) == 1 and not kwargs:
+            # what itemgetter("block_M") / attrgetter("tile.m") made, called on one item
+            if name == "itemgetter.__call__":
+                got = [self.subscript(args[0], k) for k in obj]
+            else:
+                got = []
+                for path in obj:
+                    value = args[0]
+                    for part in path.split("."):
+                        value = self.getattr_(self.deref(value), part)
+                    got.append(value)
+            return got[0] if len(got) == 1 else tuple(got)
         if kind == "namedtuple" and type(obj) is InstanceV:
             items = record_items(obj)
             fields = obj.cls.fields

@@ -566,6 +566,10 @@ class Library:
                 return UNKNOWN
         if q == "collections.namedtuple":
             return self.namedtuple_class(args, kwargs)
+        if q in ("operator.itemgetter", "operator.attrgetter") and args and not kwargs \
+                and all(hashable(a) and a is not UNKNOWN for a in args) \
+                and (q == "operator.itemgetter" or all(isinstance(a, str) for a in args)):
+            return BoundV(LibV(q + ".__call__"), args)  # `key=itemgetter("block_M")`: called later
         if q == "dataclasses.replace" and len(args) == 1:
             # a copy with some fields changed (through the constructor: __post_init__ runs)
             obj = self.deref(args[0])
