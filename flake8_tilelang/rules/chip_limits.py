@@ -58,7 +58,9 @@ the `target-chip` setting picks A5's larger UB and L0C).
 
 Buffers the compiler adds behind your back (reduce / sort scratch) are not
 counted: the number is a lower bound, and the rule stays silent when an
-extent or dtype is unknown.
+extent or dtype is unknown. A kernel compiled at more than eight sites
+(a long sweep of shapes) is judged at its first eight, a cost bound shared
+by every rule that reads a kernel per compile site.
 A kernel launched only without `is_npu=True` (a GPU-style `T.Kernel(n)`) is
 not judged.
 """,

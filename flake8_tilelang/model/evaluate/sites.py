@@ -23,7 +23,7 @@ from .budget import MAX_STEPS
 from .frames import Frame
 from .values import UNKNOWN, FuncV, InstanceV, JitV, KernelV, LibV, export, kernel_values, record_items
 
-MAX_SITES = 4
+MAX_SITES = 8  # compile sites judged per kernel (the first ones): a cost bound
 _STEPS = 2000  # evaluator steps per question (a factory body and its helpers)
 
 
