@@ -1,5 +1,6 @@
 """Unit tests of the kernel model: imports, configs, compile sites, macros, launches."""
 import ast
+import os
 import sys
 
 import pytest
@@ -698,3 +699,14 @@ def test_a_name_defined_twice_expands_the_definition_the_kernel_read():
     # was parsed); called from a macro: either definition, neither certain
     assert prims == [("barrier_all", True, 24), ("tile.exp", False, 23), ("tile.exp", True, 24)]
     assert codes(MACRO_TWICE) == []
+
+
+def test_a_macro_method_is_the_instance_classs():
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "kernels",
+                        "macro_method_overridden.py")
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    assert codes(src) == []  # the Developer subclass overrides the synced epilogue
+    kept = src + "\n\nclass LeftoverDeveloper(RowActivation):\n    pass_configs = DEVELOPER\n\n\n" \
+                 "leftover = LeftoverDeveloper().compile(4096, 256)\n"
+    assert codes(kept) == [(37, "TLA002")]  # one that keeps the base's epilogue runs its sync

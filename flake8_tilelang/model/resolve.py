@@ -34,6 +34,18 @@ class Resolver:
         self.module_evaluator = None
         # (id(test), id(scope)) -> (test, whether it is a mode switch): see model.settle_use
         self.mode_switches: Dict[Tuple[int, int], Tuple[ast.expr, bool]] = {}
+        self._method_defs: Optional[Dict[str, int]] = None
+
+    def method_defs(self, name: str) -> int:
+        """How many classes of this module define a method ``name``: more than
+        one, and ``self.name(...)`` may reach a subclass's override."""
+        if self._method_defs is None:
+            counts: Dict[str, int] = {}
+            for fn in self.b.functions:
+                if fn.cls is not None:
+                    counts[fn.name] = counts.get(fn.name, 0) + 1
+            self._method_defs = counts
+        return self._method_defs.get(name, 0)
 
     # -- evaluation --------------------------------------------------------
     def evaluator(self):
