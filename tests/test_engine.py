@@ -2261,3 +2261,43 @@ KEYED_FORMS = {
 def test_sorted_min_max_by_key_agree_with_python(form):
     body, expected, exact = KEYED_FORMS[form]
     _agrees_with_python(body, expected, exact)
+
+
+# (body, the value of R under CPython, whether the engine must know it)
+MRO_FORMS = {
+    # a mixin's attribute comes before the shared base's; its super() reaches the next class
+    "mixin_config_and_super": (
+        "class Base:\n    CFG = {'s': False}\n    def configs(self):\n        return dict(self.CFG)\n"
+        "class DevMixin:\n    CFG = {'s': True}\n    def configs(self):\n        c = super().configs()\n"
+        "        c['p'] = True\n        return c\nclass Op(DevMixin, Base):\n    pass\nR = Op().configs()\n",
+        {'s': True, 'p': True}, True),
+    "diamond_super_chain": (
+        "class A:\n    def who(self):\n        return ['A']\nclass B(A):\n    def who(self):\n"
+        "        return ['B'] + super().who()\nclass C(A):\n    def who(self):\n        return ['C'] + super().who()\n"
+        "class D(B, C):\n    def who(self):\n        return ['D'] + super().who()\nR = D().who()\n",
+        ['D', 'B', 'C', 'A'], True),
+    "cooperative_init_through_a_mixin": (
+        "class Mx:\n    def __init__(self):\n        super().__init__()\n        self.mx = True\n"
+        "class Bx:\n    def __init__(self):\n        self.bx = True\nclass Cx(Mx, Bx):\n    pass\nc = Cx()\n"
+        "R = (c.mx, c.bx)\n", (True, True), True),
+    "classmethod_reads_the_first_base_in_order": (
+        "class P:\n    tag = 'p'\n    @classmethod\n    def make(cls):\n        return cls.tag\nclass Q:\n    tag = 'q'\n"
+        "class PQ(Q, P):\n    pass\nR = PQ.make()\n", 'q', True),
+    # dataclass fields of several bases: reverse method resolution order
+    "dataclass_fields_of_two_bases": (
+        "import dataclasses\n@dataclasses.dataclass\nclass A:\n    a: int = 1\n@dataclasses.dataclass\nclass B:\n"
+        "    b: int = 2\n@dataclasses.dataclass\nclass C(A, B):\n    c: int = 3\nR = (C(10).b, C(10, 20).a)\n",
+        (10, 20), True),
+    "dataclass_second_base_fields_come_first": (
+        "import dataclasses\n@dataclasses.dataclass\nclass A:\n    a: int = 1\n@dataclasses.dataclass\nclass B:\n"
+        "    b: int = 2\n@dataclasses.dataclass\nclass C(A, B):\n    c: int = 3\nR = C(10, 20).a\n", 20, False),
+    "bases_that_cannot_be_ordered": (
+        "class X:\n    v = 1\nclass Y(X):\n    pass\ntry:\n    class Z(X, Y):\n        pass\n    R = Z.v\n"
+        "except TypeError:\n    R = 'raised'\n", 'raised', False),
+}
+
+
+@pytest.mark.parametrize("form", sorted(MRO_FORMS))
+def test_method_resolution_order_agrees_with_python(form):
+    body, expected, exact = MRO_FORMS[form]
+    _agrees_with_python(body, expected, exact)

@@ -816,8 +816,7 @@ class Calls:
                 inst.attrs[name] = self.field_default(cls, name)
 
     def field_default(self, cls: ClassV, name: str):
-        c: Optional[ClassV] = cls
-        while c is not None:
+        for c in cls.mro() or (cls,):
             if name in c.factories:
                 how, value = c.factories[name]
                 if how == "default":
@@ -825,7 +824,8 @@ class Calls:
                 return self.call_value(value, (), {}, None, self.module_frame)  # a new object per instance
             if name in c.attrs:
                 return c.attrs[name]
-            c = c.bases[0] if len(c.bases) == 1 else None
+            if c.opaque:
+                break
         return UNKNOWN
 
     def call_function(self, func: FuncV, args: tuple, kwargs: Dict[str, tuple], node,

@@ -619,7 +619,21 @@ class Expressions:
         found exactly is unknown, and the object may change through it."""
         owner, obj = sup.owner, sup.obj
         value = UNKNOWN
-        if not owner.opaque and len(owner.bases) <= 1:
+        start = obj.cls if isinstance(obj, InstanceV) else obj if isinstance(obj, ClassV) else None
+        order = start.mro() if start is not None and not owner.opaque else None
+        at = next((i for i, c in enumerate(order) if c is owner), None) if order else None
+        if at is not None:
+            # the classes after the asking one in the object's own order (a mixin's
+            # `super()` reaches the next mixin, not its own base)
+            value = MISSING
+            for cls in order[at + 1:]:  # type: ignore[index]
+                if attr in cls.attrs:
+                    value = cls.attrs[attr]
+                    break
+                if cls.opaque:
+                    value = UNKNOWN
+                    break
+        elif not owner.opaque and len(owner.bases) <= 1:
             value = owner.bases[0].lookup(attr) if owner.bases else MISSING
         if value is MISSING:
             # past the user's classes: `object`, whose __init__ does nothing

@@ -1023,11 +1023,16 @@ class Statements:
             else:
                 value = UNKNOWN  # a decorator that may return anything
         if kind == "dataclass" and fields is not None:
+            # the bases' fields in reverse method resolution order, as dataclasses collects
+            # them (`class C(A, B)`: B's fields, then A's, then C's own)
             inherited: tuple = ()
-            for base in bases:
-                if base.kind != "dataclass":
-                    opaque = True
-                inherited += base.fields
+            order = ClassV(None, {}, tuple(bases)).mro() if bases else [None]
+            if order is None or any(base.kind != "dataclass" for base in bases):
+                opaque = True
+            else:
+                for base in reversed(order[1:]):
+                    if base.kind == "dataclass":
+                        inherited += base.fields
             fields = tuple(dict.fromkeys(inherited + fields))
         elif kind in ("dataclass", "namedtuple") and fields is None:
             opaque = True  # fields the constructor cannot be matched with

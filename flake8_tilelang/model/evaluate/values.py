@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..nodes import Function, Scope
 from .budget import Interleaved
@@ -229,7 +229,8 @@ class ClassV:
     "enum" (``members``). ``opaque``: a base or decorator the evaluator does
     not model, so what is not in ``attrs`` is unknown and instances are too."""
 
-    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members", "factories", "maker", "frozen")
+    __slots__ = ("scope", "attrs", "bases", "kind", "fields", "opaque", "members", "factories", "maker", "frozen",
+                 "_mro")
 
     def __init__(self, scope: Optional[Scope], attrs: Dict[str, object], bases: tuple = (), kind: str = "",
                  fields: tuple = (), opaque: bool = False):
@@ -244,20 +245,65 @@ class ClassV:
         self.factories: Dict[str, tuple] = {}
         self.maker = ""  # the decorator that made a dataclass (`dataclasses.dataclass`, `attr.define`)
         self.frozen = False  # `@dataclass(frozen=True)`: setting a field raises
+        self._mro: object = MISSING  # the classes of the user's in method resolution order, None: not told
+
+    def mro(self) -> Optional[List["ClassV"]]:
+        """The class and its bases of the user's in CPython's order (C3
+        linearization, as ``__mro__``): a mixin's attribute comes before a
+        shared base's. None when the bases cannot be ordered (a TypeError)
+        or the hierarchy is too deep."""
+        if self._mro is MISSING:
+            self._mro = _c3(self, 0)
+        return self._mro  # type: ignore[return-value]
 
     def lookup(self, attr: str):
-        """``attr`` through the class and its bases (single inheritance; with
-        several bases only the class's own attributes are known)."""
-        cls: Optional[ClassV] = self
-        while cls is not None:
+        """``attr`` through the class and its bases in method resolution
+        order. A class not modelled (a library base) stops the search: only
+        its own attributes are known, what its bases hold is unknown."""
+        order = self.mro()
+        if order is None:
+            return UNKNOWN
+        for cls in order:
             if attr in cls.members:
                 return cls.members[attr]
             if attr in cls.attrs:
                 return cls.attrs[attr]
-            if cls.opaque or len(cls.bases) > 1:
+            if cls.opaque:
                 return UNKNOWN
-            cls = cls.bases[0] if cls.bases else None
         return MISSING
+
+
+def _c3(cls: "ClassV", depth: int) -> Optional[List["ClassV"]]:
+    """C3 linearization of ``cls`` over the classes of the user's (bases not
+    modelled are not in ``bases``: the search stops at the opaque class that
+    has them, before anything they could precede)."""
+    if not cls.bases:
+        return [cls]
+    if depth > 32:
+        return None
+    seqs: List[List[ClassV]] = []
+    for base in cls.bases:
+        if base._mro is MISSING:
+            base._mro = _c3(base, depth + 1)
+        if base._mro is None:
+            return None
+        seqs.append(list(base._mro))  # type: ignore[arg-type]
+    seqs.append(list(cls.bases))
+    out = [cls]
+    while True:
+        seqs = [seq for seq in seqs if seq]
+        if not seqs:
+            return out
+        for seq in seqs:
+            head = seq[0]
+            if not any(head in other[1:] for other in seqs):
+                break
+        else:
+            return None  # TypeError: Cannot create a consistent method resolution order
+        out.append(head)
+        for seq in seqs:
+            if seq[0] is head:
+                del seq[0]
 
 
 class CachedV:
