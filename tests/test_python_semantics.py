@@ -72,6 +72,10 @@ class Box:
     t: tuple = ()
 r = Pt(a)
 bx = Box(b)
+class Mx:
+    D = {'q': 0}
+class CM(Mx, C):
+    pass
 """
 
 
@@ -169,6 +173,10 @@ class Programs:
             lambda: ["%s = dataclasses.asdict(bx)['d']" % x],
             lambda: ["%s = dataclasses.replace(bx, d=%s).d" % (x, y)],
             lambda: ["%s = copy.deepcopy(%s)" % (x, y)],
+            # a class with two bases: the mixin's attribute first, the second base's __init__
+            lambda: ["%s = CM().D" % x],
+            lambda: ["CM.D[%s] = %s" % (k, v)],
+            lambda: ["%s = CM(%s).D" % (x, y)],
         ]
         compound = [
             lambda: ["if %s:" % self.cond()] + self.nested(depth) + ["else:"] + self.nested(depth),
