@@ -127,3 +127,34 @@ k = jit(gemm)(1024, 1024, 1024, bm=256, bn=256)
     found = [d for d in lint(source) if d.code == "TLA101"]
     assert len(found) == 1
     assert "at jit(gemm)(1024, 1024, 1024, bm=256, bn=256) (line 14)" in found[0].message, found[0].message
+
+
+def test_site_of_a_method_is_named_by_its_class_and_the_arguments_after_self():
+    source = '''
+import tilelang
+import tilelang.language as T
+
+class Gemm:
+    acc = "float"
+    bn = 128
+
+    def build(self, M, N, bm, bn):
+        acc = self.acc
+
+        @T.prim_func
+        def main(C: T.Tensor((M, N), acc)):
+            with T.Kernel((M // bm) * (N // bn), is_npu=True) as (cid, vid):
+                c_l0 = T.alloc_L0C((bm, bn), acc)
+                T.clear(c_l0)
+        return main
+
+class Wide(Gemm):
+    bn = 256
+
+size, block = 1024, 256
+for cls in (Gemm, Wide):
+    tilelang.compile(cls().build(size, size, block, cls.bn), pass_configs={"tl.ascend_memory_planning": True})
+'''
+    found = [d for d in lint(source) if d.code == "TLA101"]
+    assert len(found) == 1
+    assert "at Wide.build(M=1024, N=1024, bm=256, bn=256) (line 24)" in found[0].message, found[0].message

@@ -21,7 +21,9 @@ from typing import Dict, List, Optional
 from ... import constants as C
 from .budget import MAX_STEPS
 from .frames import Frame
-from .values import UNKNOWN, FuncV, InstanceV, JitV, KernelV, LibV, export, kernel_values, record_items
+from .values import (
+    UNKNOWN, ClassV, DictV, FuncV, ImportV, InstanceV, JitV, KernelV, LibV, ListV, export, kernel_values, record_items,
+)
 
 MAX_SITES = 8  # compile sites judged per kernel (the first ones): a cost bound
 _STEPS = 2000  # evaluator steps per question (a factory body and its helpers)
@@ -115,7 +117,7 @@ def _call_label(call: ast.AST, closure: Frame) -> str:
     arguments as literals; else ``matmul(M=1024, N=1024, dtype='float16')
     (line 88)`` from what the parameters hold there (``?``: unknown)."""
     line = getattr(call, "lineno", 0)
-    literal = isinstance(call, ast.Call) and all(
+    literal = isinstance(call, ast.Call) and _dotted(call.func) and all(
         _is_literal(a) for a in list(call.args) + [k.value for k in call.keywords])
     if literal:
         try:
@@ -130,6 +132,13 @@ def _call_label(call: ast.AST, closure: Frame) -> str:
         a = fn.node.args  # type: ignore[attr-defined]
         params = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
         given: dict = {}  # parameter -> the argument's expression at the call
+        owner = ""
+        if params and isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            bound = closure.vars.get(params[0].arg)
+            cls = bound.cls if type(bound) is InstanceV else bound if type(bound) is ClassV else None
+            if cls is not None:  # `op.build(4096, 256)`: the instance (or class) is the first parameter
+                owner = cls.scope.name + "." if cls.scope is not None else ""
+                params = params[1:]
         if isinstance(call, ast.Call) and not any(isinstance(x, ast.Starred) for x in call.args) \
                 and all(k.arg is not None for k in call.keywords):
             given = {p.arg: x for p, x in zip(params, call.args)}
@@ -147,13 +156,76 @@ def _call_label(call: ast.AST, closure: Frame) -> str:
             elif record is not None:
                 shown = record  # `tile=Tile(64, 256, 'float16')`
             else:
-                shown = "?"
+                shown = _shown_dict(closure.vars.get(p.arg)) or "?"  # `tile={'rows': 128, 'cols': 1024}`
             parts.append("%s=%s" % (p.arg, shown))
-        text = "%s(%s)" % (fn.name, ", ".join(parts))
+        text = "%s%s(%s)" % (owner, fn.name, ", ".join(parts))
     text = " ".join((text or "a call").split())
     if len(text) > 96:
         text = text[:93] + "..."
     return "%s (line %d)" % (text, line)
+
+
+def _dotted(node) -> bool:
+    """``matmul``, ``ops.matmul``, ``jit(gemm)``: a callee whose text names
+    it (not ``cls().build``, a method of an object made there, which may be
+    of a different class from call to call)."""
+    if isinstance(node, ast.Call):
+        node = node.func  # `jit(gemm)(1024, ...)`: the factory a wrapper was given
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _shown_dict(value) -> Optional[str]:
+    """A small dict of plain keys and values, as its repr."""
+    if type(value) is not DictV or not value.exact() or len(value.entries) > 8:
+        return None
+    items = [(k, export(e[0])) for k, e in value.entries.items()]
+    if any(v is UNKNOWN or not isinstance(k, (str, int)) for k, v in items):
+        return None
+    return "{%s}" % ", ".join("%r: %r" % (str(k) if isinstance(k, str) else k, v) for k, v in items)
+
+
+_FINGERPRINT_NODES = 512
+
+
+def _fingerprint(closure: Frame, loaded) -> tuple:
+    """What a compile site's values are, for telling sites apart: the
+    factory frames' names and the module names the kernel reads, each value
+    by what it holds (constants, containers and instances by their contents,
+    anything else by identity). Frozen frames copy containers, so two
+    compiles with equal arguments have equal fingerprints."""
+    budget = [_FINGERPRINT_NODES]
+
+    def fp(v, depth):
+        budget[0] -= 1
+        t = type(v)
+        if v is None or t in (bool, int, float, str, complex, bytes):
+            return (t.__name__, v)
+        if budget[0] <= 0 or depth > 6:
+            return ("id", id(v))
+        if isinstance(v, str):
+            return ("s", str(v))
+        if t is tuple or t is ListV:
+            return ("t" if t is tuple else "l", getattr(v, "spoiled", False)) + tuple(fp(x, depth + 1) for x in v)
+        if t is DictV:
+            return ("d", v.complete, tuple(sorted(map(repr, v.loose))) if v.loose else ()) + tuple(
+                (repr(k), fp(e[0], depth + 1)) for k, e in v.entries.items())
+        if t is InstanceV:
+            return ("i", id(v.cls), v.opaque) + tuple((k, fp(x, depth + 1)) for k, x in v.attrs.items())
+        if t is LibV or t is ImportV:
+            return ("q", v.q)  # made afresh at each read
+        return ("id", id(v))
+
+    parts = []
+    frame: Optional[Frame] = closure
+    while frame is not None and frame.kind != "module":
+        parts.append(tuple((name, fp(value, 0)) for name, value in frame.vars.items()))
+        frame = frame.parent
+    module = closure.module
+    if module is not None:
+        parts.append(tuple((name, fp(module.vars[name], 0)) for name in sorted(loaded) if name in module.vars))
+    return tuple(parts)
 
 
 def _shown_record(value) -> Optional[str]:
@@ -212,7 +284,10 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
             if call is None:
                 continue
             label = _call_label(call, kv.closure)
-            key = (label, id(event.node))
+            # the same arguments compiled at the same call (a loop repeating it) are one
+            # site; different ones (a loop over tile dicts, `cls().build(...)` over classes)
+            # are not, however the label shows them
+            key = (id(call), id(event.node), _fingerprint(kv.closure, fn.loaded))
             if key in seen or len(sites) >= MAX_SITES:
                 continue
             seen.add(key)
