@@ -266,9 +266,9 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
     ev = resolver.evaluator() if resolver is not None else None
     if ev is None:
         return []
+    from ..model import _event_config  # the model imports this module
+
     fn = kernel.func
-    configs = {id(s.site.node): s.config for s in kernel.sites}
-    single = kernel.configs[0] if len(kernel.configs) == 1 else None
     sites: List[SiteValues] = []
     seen = set()
     only = getattr(kernel, "compiled_at", None)  # another module's kernel: the one call judged here
@@ -291,7 +291,8 @@ def kernel_sites(kernel, model) -> List[SiteValues]:
             if key in seen or len(sites) >= MAX_SITES:
                 continue
             seen.add(key)
-            config = configs.get(id(event.node), single)
+            # this compile's own config (one call in a loop may compile with several)
+            config = _event_config(event, model.filename)
             sites.append(SiteValues(kernel, ev, kv.closure, label, getattr(call, "lineno", None), False, config))
     if sites:
         return sites
