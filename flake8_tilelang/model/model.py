@@ -1217,7 +1217,8 @@ def _kernel_uses(fn: Function, resolver: Resolver, via: Tuple[MacroHop, ...] = (
         # class's kernel): which one the call reaches is settled per compile site from the
         # value the kernel read when it was parsed (see settle_use); from inside a
         # macro it is not told (its uses are `maybe`)
-        ambiguous = len(targets) > 1 or isinstance(call.func, ast.Attribute) and owner.method_defs(call.func.attr) > 1
+        ambiguous = len(targets) > 1 or (isinstance(call.func, ast.Attribute)
+                                         and owner.method_defs(call.func.attr) > 1)
         for target in targets:
             if target.is_macro and target not in seen:
                 hop = MacroHop(target, call, fn, call.func, fn if fn.is_prim_func else None) if ambiguous \
