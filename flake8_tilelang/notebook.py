@@ -8,11 +8,13 @@ uses, Ruff's way.
   After each code cell comes one separator comment line, so edits never
   cross a cell and the text splits back into cells exactly.
 - **IPython syntax neutralised.** When a cell does not parse as Python, each
-  line magic (``%time``), shell line (``!ls``, ``x = !ls``), help line
+  line magic (``%load_ext``), shell line (``!ls``, ``x = !ls``), help line
   (``obj?``, ``??obj``) and python-ish cell magic line (``%%time``) becomes
   ``pass`` at the same indentation, plus a marker comment: line counts stay,
   no value changes, and the original line is put back when the cell is
-  written.
+  written. ``%time stmt`` runs its statement, as IPython does: it becomes
+  ``if 1: stmt`` (as wide as ``%time``, so the statement's columns stay)
+  plus the marker comment.
 - **Positions.** A finding's virtual line maps to (cell, line in cell); cells
   are numbered by their index in the notebook's ``cells`` array, from 1
   (markdown cells count), like Ruff. ``raw`` is the same place in the
@@ -38,6 +40,11 @@ SEPARATOR = "# flake8-tilelang: end of cell %d\n"
 # what a neutralised IPython line becomes (the number finds its original)
 MARKER = "pass  # flake8-tilelang: IPython line %d"
 _MARKED = re.compile(r"^([ \t]*)pass  # flake8-tilelang: IPython line (\d+)[ \t]*$")
+# `%time stmt` runs the statement in the user's namespace: it becomes `if 1: stmt` (the same
+# width, so every column of the statement stays) plus the marker comment after it
+KEPT = "  # flake8-tilelang: IPython line %d"
+_TIME_MAGIC = re.compile(r"^([ \t]*)%time([ \t]+)(\S.*?)[ \t]*$")
+_KEPT = re.compile(r"^([ \t]*)if 1:([ \t]+)(.*?)  # flake8-tilelang: IPython line (\d+)(.*)$")
 # cell magics whose body is Python (run as is, timed or captured)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "python3", "ipython",
                                 "debug", "pypy"})
@@ -231,6 +238,12 @@ class Notebook:
                     m = _MARKED.match(line)
                     if m and int(m.group(2)) in cell.magic:
                         lines[k] = m.group(1) + cell.magic[int(m.group(2))].lstrip(" \t")
+                        continue
+                    m = _KEPT.match(line)
+                    if m and int(m.group(4)) in cell.magic:
+                        # the statement as it is now (a fix may have changed it), after its magic;
+                        # what an edit appended after the marker (`# noqa: ...`) stays
+                        lines[k] = m.group(1) + "%time" + m.group(2) + m.group(3) + m.group(5)
                 body = "\n".join(lines)
             if not cell.ended and body.endswith("\n"):
                 body = body[:-1]
@@ -316,6 +329,12 @@ def _neutralise(cell: Cell, counter: List[int]) -> None:
     if not parses:
         for k, line in enumerate(lines):
             stripped = line.lstrip(" \t")
+            timed = _TIME_MAGIC.match(line)
+            if timed and _one_simple_statement(timed.group(3)):
+                counter[0] += 1
+                cell.magic[counter[0]] = line
+                lines[k] = timed.group(1) + "if 1:" + timed.group(2) + timed.group(3) + KEPT % counter[0]
+                continue
             if (stripped.startswith(("%", "!", "?")) or _ASSIGN_MAGIC.match(line)
                     or (stripped.endswith("?") and not stripped.startswith("#")
                         and re.match(r"^[\w.\[\]'\"()]+\?\??$", stripped.rstrip()))):
@@ -324,6 +343,20 @@ def _neutralise(cell: Cell, counter: List[int]) -> None:
                 lines[k] = line[:len(line) - len(stripped)] + MARKER % counter[0]
     code = "\n".join(lines)
     cell.code = code if code.endswith("\n") else code + "\n"
+
+
+def _one_simple_statement(text: str) -> bool:
+    """Whether ``text`` is one simple statement (`k = compile(...)`,
+    `f(x)`), which ``if 1:`` can carry on its line."""
+    import ast
+
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
+                ast.AsyncFunctionDef, ast.ClassDef) + ((ast.Match,) if hasattr(ast, "Match") else ())
+    return len(body) == 1 and not isinstance(body[0], compound)
 
 
 def parse(data: bytes) -> Notebook:

@@ -73,13 +73,48 @@ def test_code_cells_are_one_program_with_ipython_lines_neutralised():
 
 def test_indented_magics_keep_the_block_and_their_indentation():
     nb = notebook.parse(fixture("magics_and_kernel.ipynb"))
-    loop = nb.by_number[3]
-    assert loop.code.split("\n")[1].startswith("    pass  # flake8-tilelang: IPython line")
+    loop = nb.by_number[3].code.split("\n")
+    # `%time stmt` runs the statement (as wide as the magic: its columns stay); a shell line is `pass`
+    assert loop[1].startswith("    if 1: vec_add_one(rows, 128, 32)  # flake8-tilelang: IPython line")
+    assert loop[2].startswith("    pass  # flake8-tilelang: IPython line")
     compile(nb.text, "nb", "exec")
     # an edit that dedents the loop body keeps the magics, at the new indentation
-    edited = nb.text.replace("\n    pass  # flake8-tilelang", "\n  pass  # flake8-tilelang")
+    edited = nb.text.replace("\n    pass  # flake8-tilelang", "\n  pass  # flake8-tilelang").replace(
+        "\n    if 1: ", "\n  if 1: ")
     assert nb.split(edited)[3] == "for rows in (256, 512):\n  %time vec_add_one(rows, 128, 32)\n" \
                                   "  !npu-smi info -t usages\n"
+
+
+def _notebook(*cells):
+    return json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                  "source": c} for c in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1).encode()
+
+
+TIMED = _notebook(
+    "import tilelang\nimport tilelang.language as T\nDEV = {tilelang.PassConfigKey.TL_ASCEND_AUTO_SYNC: True}",
+    "def rows(M):\n    @T.prim_func\n    def main(X: T.Tensor((M, 64), 'float16')):\n"
+    "        with T.Kernel(M // 64, is_npu=True) as (cid, vid):\n            x = T.alloc_ub((32, 64), 'float16')\n"
+    "            T.copy(X[cid * 64 + vid * 32, 0], x)\n            T.barrier_all()\n"
+    "            T.copy(x, X[cid * 64 + vid * 32, 0])\n    return main",
+    "%time kernel = tilelang.compile(rows(1024), pass_configs=DEV)\n%timeit -n 3 kernel(x)\n"
+    "%time for _ in range(2): kernel(x)\n%time print('#', 'shapes')  # kept: a comment follows")
+
+
+def test_a_timed_statement_runs_and_writes_back_as_it_was():
+    nb = notebook.parse(TIMED)
+    timed = nb.by_number[3].code.split("\n")
+    assert timed[0].startswith("if 1: kernel = tilelang.compile(rows(1024), pass_configs=DEV)  # flake8-tilelang")
+    # `%timeit` runs in a namespace of its own; `if 1:` cannot carry a `for` on its line
+    assert timed[1].startswith("pass  # ") and timed[2].startswith("pass  # ")
+    assert timed[3].startswith("if 1: print('#', 'shapes')  # kept: a comment follows  # flake8-tilelang: IPython")
+    findings = lint_source("t.ipynb", TIMED, settings()).findings
+    assert [(f.cell, f.line, f.code) for f in findings] == [(2, 7, "TLA002")]  # compiled behind %time
+    # an edit of the statement, and a comment an edit appends after the marker, are written back after `%time`
+    edited = nb.text.replace(timed[0], timed[0].replace("rows(1024)", "rows(2048)") + "  # noqa: TLA002")
+    assert nb.split(edited)[3].split("\n")[0] == \
+        "%time kernel = tilelang.compile(rows(2048), pass_configs=DEV)  # noqa: TLA002"
+    assert nb.rebuild(nb.text) == TIMED
 
 
 def _line_strategy():
