@@ -43,7 +43,7 @@ _MARKED = re.compile(r"^([ \t]*)pass  # flake8-tilelang: IPython line (\d+)[ \t]
 # `%time stmt` runs the statement in the user's namespace: it becomes `if 1: stmt` (the same
 # width, so every column of the statement stays) plus the marker comment after it
 KEPT = "  # flake8-tilelang: IPython line %d"
-_TIME_MAGIC = re.compile(r"^([ \t]*)%time([ \t]+)(\S.*?)[ \t]*$")
+_TIME_MAGIC = re.compile(r"^([ \t]*)%time([ \t]+)(\S.*?)([ \t]*)$")
 _KEPT = re.compile(r"^([ \t]*)if 1:([ \t]+)(.*?)  # flake8-tilelang: IPython line (\d+)(.*)$")
 # cell magics whose body is Python (run as is, timed or captured)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "python3", "ipython",
@@ -333,7 +333,8 @@ def _neutralise(cell: Cell, counter: List[int]) -> None:
             if timed and _one_simple_statement(timed.group(3)):
                 counter[0] += 1
                 cell.magic[counter[0]] = line
-                lines[k] = timed.group(1) + "if 1:" + timed.group(2) + timed.group(3) + KEPT % counter[0]
+                lines[k] = timed.group(1) + "if 1:" + timed.group(2) + timed.group(3) + KEPT % counter[0] \
+                    + timed.group(4)  # trailing blanks kept (after the marker) for the write-back
                 continue
             if (stripped.startswith(("%", "!", "?")) or _ASSIGN_MAGIC.match(line)
                     or (stripped.endswith("?") and not stripped.startswith("#")

@@ -115,13 +115,15 @@ def test_a_timed_statement_runs_and_writes_back_as_it_was():
     assert nb.split(edited)[3].split("\n")[0] == \
         "%time kernel = tilelang.compile(rows(2048), pass_configs=DEV)  # noqa: TLA002"
     assert nb.rebuild(nb.text) == TIMED
+    spaced = _notebook("import tilelang\n%time x = 1  \t\n")  # trailing blanks come back as they were
+    assert notebook.parse(spaced).split(notebook.parse(spaced).text)[1] == "import tilelang\n%time x = 1  \t\n"
 
 
 def _line_strategy():
     from hypothesis import strategies as st
 
     text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=12)
-    magic = st.sampled_from(["%time x", "!ls -la", "x = !pwd", "obj?", "??obj", "%%time", "%%bash", "%load_ext a"])
+    magic = st.sampled_from(["%time x", "%time y = f(x)  ", "!ls -la", "x = !pwd", "obj?", "??obj", "%%time", "%%bash", "%load_ext a"])
     return st.one_of(text, magic, st.sampled_from(["import tilelang", "    pass", "if x:", '"\\u00e9"']))
 
 
