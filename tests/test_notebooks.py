@@ -123,7 +123,8 @@ def _line_strategy():
     from hypothesis import strategies as st
 
     text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=12)
-    magic = st.sampled_from(["%time x", "%time y = f(x)  ", "!ls -la", "x = !pwd", "obj?", "??obj", "%%time", "%%bash", "%load_ext a"])
+    magic = st.sampled_from(["%time x", "%time y = f(x)  ", "!ls -la", "x = !pwd", "obj?", "??obj", "%%time",
+                             "%%bash", "%load_ext a"])
     return st.one_of(text, magic, st.sampled_from(["import tilelang", "    pass", "if x:", '"\\u00e9"']))
 
 
