@@ -100,6 +100,9 @@ _CONSUMING_METHODS = frozenset({"str.join", "list.extend", "dict.update", "set.u
 
 MAX_TASKS = 16  # tasks of one pool call that are followed
 
+# what `operator.itemgetter(...)` / `attrgetter(...)` return, called on an item: reads only
+GETTER_CALLS = frozenset({"operator.itemgetter.__call__", "operator.attrgetter.__call__"})
+
 
 # Library calls that look at an iterator without taking items from it.
 _LOOKS_ONLY = frozenset({"print", "bool", "len", "id", "type", "isinstance", "callable", "repr", "str", "hash"})
@@ -1061,8 +1064,7 @@ class Calls:
         if type(func) is not LibV:
             return False
         q = func.q
-        if q in READ_METHODS or q.startswith("str.") or q.startswith("namedtuple.") \
-                or q in ("operator.itemgetter.__call__", "operator.attrgetter.__call__"):
+        if q in READ_METHODS or q.startswith("str.") or q.startswith("namedtuple.") or q in GETTER_CALLS:
             return True
         return q.startswith("list.") and isinstance(bound.obj, list) and not seq_known(bound.obj)
 
@@ -1077,7 +1079,7 @@ class Calls:
                     for k, (value, _) in list(obj.memo.items()):
                         obj.memo[k] = (value, False)
             return None
-        if q in ("operator.itemgetter.__call__", "operator.attrgetter.__call__") and len(args) == 1 and not kwargs:
+        if q in GETTER_CALLS and len(args) == 1 and not kwargs:
             # what itemgetter("block_M") / attrgetter("tile.m") made, called on one item
             if name == "itemgetter.__call__":
                 got = [self.subscript(args[0], k) for k in obj]

@@ -13,7 +13,7 @@ from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     ExecutorV, IterV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
-    LibV, Module, PassContextV, PropertyV, equal_refs, hashable, join, join_vars, mklist, plain, record_items, seq_known, spoil,
+    LibV, Module, PassContextV, PropertyV, equal_refs, hashable, find_in, join, join_vars, mklist, plain, record_items, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS, merge_entries, lost,
 )
 
@@ -389,8 +389,8 @@ class Expressions:
             return entry[0]
         if isinstance(obj, ClassV) and obj.kind == "enum" and not obj.opaque and isinstance(key, str):
             return obj.members.get(key, UNKNOWN)  # Mode["EXPERT"]
-        if type(obj) is InstanceV and record_items(obj) is not None:
-            obj = record_items(obj)  # `tile[0]` of a NamedTuple
+        if type(obj) is InstanceV:
+            obj = record_items(obj)  # `tile[0]` of a NamedTuple (None: any other instance, unknown below)
         if isinstance(obj, (tuple, list, str)) and (isinstance(obj, str) or seq_known(obj)):
             if type(key) is int:
                 try:
@@ -615,7 +615,8 @@ class Expressions:
 
     def super_attr(self, sup, attr: str):
         """``super().attr``: looked up in the classes after the one whose
-        method asks (single inheritance), bound to the object. What cannot be
+        method asks, in the object's method resolution order, bound to the
+        object. What cannot be
         found exactly is unknown, and the object may change through it."""
         owner, obj = sup.owner, sup.obj
         value = UNKNOWN
@@ -625,14 +626,7 @@ class Expressions:
         if at is not None:
             # the classes after the asking one in the object's own order (a mixin's
             # `super()` reaches the next mixin, not its own base)
-            value = MISSING
-            for cls in order[at + 1:]:  # type: ignore[index]
-                if attr in cls.attrs:
-                    value = cls.attrs[attr]
-                    break
-                if cls.opaque:
-                    value = UNKNOWN
-                    break
+            value = find_in(order[at + 1:], attr)  # type: ignore[index]
         elif not owner.opaque and len(owner.bases) <= 1:
             value = owner.bases[0].lookup(attr) if owner.bases else MISSING
         if value is MISSING:

@@ -569,7 +569,7 @@ class Library:
         if q in ("operator.itemgetter", "operator.attrgetter") and args and not kwargs \
                 and all(hashable(a) and a is not UNKNOWN for a in args) \
                 and (q == "operator.itemgetter" or all(isinstance(a, str) for a in args)):
-            return BoundV(LibV(q + ".__call__"), args)  # `key=itemgetter("block_M")`: called later
+            return BoundV(LibV(q + ".__call__"), args)  # `key=itemgetter("block_M")`: see GETTER_CALLS
         if q == "dataclasses.replace" and len(args) == 1:
             # a copy with some fields changed (through the constructor: __post_init__ runs)
             obj = self.deref(args[0])
@@ -597,11 +597,10 @@ class Library:
         """``collections.namedtuple("Tile", "bm bn", defaults=[64])``: a class
         of that kind, its fields bound by its constructor. A name CPython
         would refuse, ``rename=True`` or arguments not known: unknown."""
-        names = args[1] if len(args) > 1 else kwargs.get("field_names", (MISSING,))[0]
-        defaults = kwargs.get("defaults", (None,))[0]
         if len(args) != 2 or set(kwargs) - {"defaults", "module"} or not isinstance(args[0], str):
-            return UNKNOWN
-        names = self.deref(names)
+            return UNKNOWN  # `field_names=` by keyword, `rename=True`: not modelled
+        defaults = kwargs.get("defaults", (None,))[0]
+        names = self.deref(args[1])
         if isinstance(names, str):
             names = names.replace(",", " ").split()
         else:

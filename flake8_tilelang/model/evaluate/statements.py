@@ -1022,24 +1022,22 @@ class Statements:
                 pass
             else:
                 value = UNKNOWN  # a decorator that may return anything
-        if kind == "dataclass" and fields is not None:
-            # the bases' fields in reverse method resolution order, as dataclasses collects
-            # them (`class C(A, B)`: B's fields, then A's, then C's own)
-            inherited: tuple = ()
-            order = ClassV(None, {}, tuple(bases)).mro() if bases else [None]
-            if order is None or any(base.kind != "dataclass" for base in bases):
-                opaque = True
-            else:
-                for base in reversed(order[1:]):
-                    if base.kind == "dataclass":
-                        inherited += base.fields
-            fields = tuple(dict.fromkeys(inherited + fields))
-        elif kind in ("dataclass", "namedtuple") and fields is None:
-            opaque = True  # fields the constructor cannot be matched with
-        if kind not in ("dataclass", "namedtuple"):
-            fields = ()
-        cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, fields or (), opaque)
+        cls = ClassV(scope, cls_frame.vars, tuple(bases), kind, (), opaque)
         cls.maker, cls.frozen = maker, frozen
+        if kind == "dataclass" and fields is not None:
+            order = cls.mro()
+            if order is None or any(base.kind != "dataclass" for base in bases):
+                cls.opaque = True
+            else:
+                # the bases' fields in reverse method resolution order, as dataclasses collects
+                # them (`class C(A, B)`: B's fields, then A's, then C's own)
+                inherited = tuple(f for base in reversed(order[1:]) if base.kind == "dataclass" for f in base.fields)
+                fields = tuple(dict.fromkeys(inherited + fields))
+        elif kind in ("dataclass", "namedtuple") and fields is None:
+            cls.opaque = True  # fields the constructor cannot be matched with
+        if kind in ("dataclass", "namedtuple"):
+            cls.fields = fields or ()
+        opaque = cls.opaque
         cls_frame.owner = cls
         if kind == "dataclass" and not opaque:
             for stmt in node.body:
@@ -1270,7 +1268,7 @@ class Statements:
         if isinstance(obj, (InstanceV, ClassV, Module)):
             self.effects += 1
         if isinstance(obj, InstanceV):
-            if obj.cls.kind == "namedtuple" and not obj.opaque or obj.cls.frozen and not obj.cls.opaque:
+            if (obj.cls.kind == "namedtuple" and not obj.opaque) or (obj.cls.frozen and not obj.cls.opaque):
                 raise Abrupt("raise")  # AttributeError / FrozenInstanceError
             hook = obj.cls.lookup(name)
             if type(hook) is PropertyV and hook.cached:

@@ -261,16 +261,20 @@ class ClassV:
         order. A class not modelled (a library base) stops the search: only
         its own attributes are known, what its bases hold is unknown."""
         order = self.mro()
-        if order is None:
+        return UNKNOWN if order is None else find_in(order, attr)
+
+
+def find_in(order, attr: str):
+    """``attr`` in the first of the classes ``order`` that has it; UNKNOWN
+    past a class not modelled, MISSING when none has it."""
+    for cls in order:
+        if attr in cls.members:
+            return cls.members[attr]
+        if attr in cls.attrs:
+            return cls.attrs[attr]
+        if cls.opaque:
             return UNKNOWN
-        for cls in order:
-            if attr in cls.members:
-                return cls.members[attr]
-            if attr in cls.attrs:
-                return cls.attrs[attr]
-            if cls.opaque:
-                return UNKNOWN
-        return MISSING
+    return MISSING
 
 
 def _c3(cls: "ClassV", depth: int) -> Optional[List["ClassV"]]:
