@@ -24,7 +24,7 @@ from .chip import MEMORIES
 from .evaluate import UNKNOWN
 from .evaluate.values import EnumMemberV
 from .nodes import STORE, Function
-from .sides import trace
+from .sides import VECTOR_TILE_OPS, trace
 from .evaluate.sites import SiteValues, dtype_name, kernel_sites
 
 DTYPE_BYTES = {
@@ -47,8 +47,9 @@ def is_cube_op(prim: str) -> bool:
 
 def is_vector_op(prim: str) -> bool:
     """A TileLang call the compiler counts as Vector work for scope inference:
-    ``T.tile.*`` and ``T.reduce*`` (copies, gemm and bookkeeping are not)."""
-    return prim.startswith("tile.") or prim.startswith("reduce")
+    the ``T.tile.*`` ops it defines and ``T.reduce*`` (copies, gemm and
+    bookkeeping are not)."""
+    return prim in VECTOR_TILE_OPS or prim.startswith("reduce")
 
 
 def infer_memory(prim: str, gemm_positions: set, vector: bool, cube: bool) -> Optional[str]:
@@ -223,6 +224,7 @@ class KernelFacts:
         gemm_positions: Dict[str, set] = {}
         vector: set = set()
         cube: set = set()
+        untold: set = set()
         # every use before the Python-level `if`s are settled: each site says which it compiles
         for u in kernel.raw_uses:
             prim = u.prim
@@ -244,16 +246,18 @@ class KernelFacts:
                     if name is not None:
                         gemm_positions.setdefault(name, set()).add(pos)
                         cube.add(name)
-            elif is_vector_op(prim) and self.alloc_uses:
+            elif (is_vector_op(prim) or prim.startswith("tile.")) and self.alloc_uses:
+                # a `T.tile.*` op the compiler does not define: its buffers' memory is not told
+                into = vector if is_vector_op(prim) else untold
                 for a in list(call.args) + [kw.value for kw in call.keywords]:
                     name = self.name_of(a, u)
                     if name is not None:
-                        vector.add(name)
+                        into.add(name)
             elif prim == "Parallel":
                 vector.update(n for n in u.use.stores if n in fn.allocs)
         self.memory: Dict[str, Optional[str]] = {
             name: infer_memory(fn.allocs.get(name, ""), gemm_positions.get(name, set()), name in vector,
-                               name in cube)
+                               name in cube) if name not in untold or fn.allocs.get(name) in EXPLICIT else None
             for name in self.alloc_uses}
         self.annotations = _annotations(kernel)
         self._scalar_arith: Optional[List[ScalarArith]] = None

@@ -31,6 +31,21 @@ CUBE_PIPES = frozenset({"m", "mte1", "fix"})
 VECTOR_PIPES = frozenset({"v"})
 CUBE_OPS = frozenset({"gemm_v0", "mma"})
 
+# The `T.tile.*` ops TileLang-Ascend defines (tilelang/language/ascend_tile.py), all Vector work,
+# and the elementwise math ones real kernels call under the same namespace (`T.tile.tanh`). A
+# `T.tile.*` name not listed (a fork's `T.tile.im2col`, which loads L1 into L0A on the Cube side)
+# has no side the model can tell.
+VECTOR_TILE_OPS = frozenset("tile." + name for name in (
+    "atomic_add fill clear arith_progression sort merge_sort topk gather_mask gatherb select init_sort_buf brcb "
+    "brcb_experiment binary_op add sub mul div max min bitwise_and bitwise_or unary_op exp sigmoid silu ln abs "
+    "reciprocal sqrt rsqrt relu bitwise_not scalar_op leaky_relu axpy mul_add_dst bitwise_lshift bitwise_rshift "
+    "bilinear_interpolation wholereducemax wholereducemin wholereducesum sort32 createvecindex transpose gather "
+    "block_reduce_max block_reduce_min block_reduce_sum compare cast sin cos pow bitwise_xor clamp_max clamp_min "
+    "clamp round broadcast row_expand_mul row_expand_mul_experiment row_expand_sub_experiment "
+    "row_expand_div_experiment sub_experiment abs_experiment mins_experiment reduce_sum_experiment "
+    "reduce_sum_mask_experiment gathermask_experiment fill_experiment sum_experiment "
+    "tanh log log2 exp2 erf gelu").split())
+
 
 def buffer_side(kind: Optional[str], inferred: bool = True) -> Optional[str]:
     """"C", "V", GM, or None for an allocation kind (see the table above)."""
@@ -92,7 +107,7 @@ def op_side(ku, kernel_func: Function) -> Optional[str]:
             src = buffer_kind(call.args[1], ku, kernel_func)
             if buffer_side(src) == "C":  # L0C -> GM atomic: Cube side
                 return "C"
-        return "V"
+        return "V" if prim in VECTOR_TILE_OPS else None
     if prim.startswith("reduce_") or prim == "reduce":
         return "V"
     if prim == "copy" and isinstance(call, ast.Call) and len(call.args) >= 2:

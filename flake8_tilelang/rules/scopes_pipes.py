@@ -165,7 +165,9 @@ Reports a Cube op (`T.gemm_v0`, `T.mma`, a copy touching an `alloc_L1`/
 `T.reduce_*`, a copy touching an `alloc_ub` buffer) inside `T.Scope("C")`,
 directly or through a macro. Only Expert allocations count: the compiler
 infers the core of `alloc_shared`/`alloc_fragment` buffers. Only scopes named
-exactly "C" or "V" are judged (TLA030 reports the others).
+exactly "C" or "V" are judged (TLA030 reports the others). A `T.tile.*` name
+TileLang-Ascend does not define (a fork's `T.tile.im2col`, which is Cube work)
+has no known core and is not judged.
 """,
     why="""
 The scope decides which binary the code is compiled into: Vector instructions
