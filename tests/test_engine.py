@@ -2301,3 +2301,13 @@ MRO_FORMS = {
 def test_method_resolution_order_agrees_with_python(form):
     body, expected, exact = MRO_FORMS[form]
     _agrees_with_python(body, expected, exact)
+
+
+def test_a_change_through_a_join_already_spoiled_reaches_its_other_side():
+    # `c` may be `b` or `a`; `b.update(b)` spoils `c` (it may be `b`) but not `a`; a change made
+    # later through a value not known (`f(c)` once `c` is unknown in the loop) may be one to `c`,
+    # so to `a`: the join's links are followed again although `c` looked havocked already
+    body = ("a = {'s': True}\nb = {'p': False}\nc = {'s': False, 'q': 1}\ndef f(D):\n"
+            "    D['q'] = not D.get('q')\n    return D\nc = b if c is a else a\nb.update(b)\n"
+            "for kk in list(c):\n    c = f(c)\nR = a\n")
+    _agrees_with_python(body, {'s': True, 'q': True}, exact=False)

@@ -733,13 +733,16 @@ def seq_known(value) -> bool:
 def havoc(value) -> bool:
     """Something unknown may have changed ``value`` in place. Whether that
     changed anything (a value already havocked stays as it is)."""
+    # (a value already havocked through a join is not done: what it was joined from, or
+    # into, may not be; its links are followed again)
     if isinstance(value, DictV):
-        if not value.complete and all(e[0] is UNKNOWN and value.maybe_absent(k) for k, e in value.entries.items()):
+        if not value.complete and not value.links \
+                and all(e[0] is UNKNOWN and value.maybe_absent(k) for k, e in value.entries.items()):
             return False
         spoil(value)
         return True
     if isinstance(value, ListV):
-        if value.spoiled:
+        if value.spoiled and not value.links:
             return False
         value.spoiled = True
         for item in value:
@@ -754,7 +757,7 @@ def havoc(value) -> bool:
         value.spent = True  # consumed, maybe (a lazy one's items, if made, change nothing followed)
         return True
     if isinstance(value, InstanceV):
-        if value.opaque and all(v is UNKNOWN for v in value.attrs.values()):
+        if value.opaque and not value.links and all(v is UNKNOWN for v in value.attrs.values()):
             return False
         for name in list(value.attrs):
             lost(value.attrs[name])
