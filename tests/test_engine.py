@@ -2229,6 +2229,80 @@ def test_records_and_copies_agree_with_python(form):
     _agrees_with_python(body, expected, exact)
 
 
+_LOGGING_GEN = ("LOG = []\ndef gen(tag):\n    LOG.append(tag + '0')\n    yield tag\n    LOG.append(tag + '1')\n"
+                "    yield tag * 2\n    LOG.append(tag + '2')\n")
+_SETX = "d = {'x': 0}\ndef setx(i):\n    d['x'] = i\n    return d\n"
+
+# (body, the value of R under CPython, whether the engine must know it)
+GENERATOR_FORMS = {
+    # a generator function's body runs a step at a time, as the consumer asks for items
+    "generator_listed": ("def gen():\n    yield 1\n    yield from (2, 3)\nR = list(gen())\n", [1, 2, 3], True),
+    "generator_runs_a_step_per_item": (
+        _LOGGING_GEN + "it = gen('a')\nfor x in it:\n    LOG.append(x)\nR = LOG\n", ['a0', 'a', 'a1', 'aa', 'a2'], True),
+    "generator_sees_what_the_loop_changes": (
+        "CFG = {'a': 1}\ndef gen():\n    for k in ('a', 'b'):\n        CFG[k] = 5\n        yield dict(CFG)\n"
+        "out = []\nfor c in gen():\n    out.append(c)\n    CFG['c'] = len(out)\nR = (out, CFG)\n",
+        ([{'a': 5}, {'a': 5, 'c': 1, 'b': 5}], {'a': 5, 'c': 2, 'b': 5}), True),
+    "generator_left_by_a_break_runs_no_further": (
+        "shared = {}\ndef gen():\n    shared['x'] = 1\n    yield shared\n    shared['x'] = 2\n    yield shared\n"
+        "for s in gen():\n    break\nR = shared\n", {'x': 1}, True),
+    "generator_never_consumed_runs_nothing": (
+        _LOGGING_GEN + "it = map(lambda x: x, gen('a'))\nz = zip(gen('b'), 'xy')\nR = LOG\n", [], True),
+    "generator_while_for_else_continue_break": (
+        "def gen(n):\n    i = 0\n    while i < n:\n        yield i\n        i += 1\n    for j in range(5):\n"
+        "        if j == 1:\n            continue\n        if j == 3:\n            break\n        yield j\n"
+        "    else:\n        yield 'else'\n    return\n    yield 'never'\nR = list(gen(2))\n", [0, 1, 0, 2], True),
+    "yield_from_another_generator": (
+        "def inner():\n    yield 'i'\ndef gen():\n    yield from inner()\n    yield 'o'\nR = list(gen())\n",
+        ['i', 'o'], True),
+    "generator_method": (
+        "class C:\n    def __init__(self):\n        self.vals = []\n    def gen(self):\n        self.vals.append('s')\n"
+        "        yield self\n        self.vals.append('e')\nc = C()\nR = ([list(o.vals) for o in c.gen()], c.vals)\n",
+        ([['s']], ['s', 'e']), True),
+    "zip_of_generators_asks_each_in_turn": (
+        _LOGGING_GEN + "z = zip(gen('a'), gen('b'))\nfor p in z:\n    LOG.append(p)\nR = LOG\n",
+        ['a0', 'b0', ('a', 'b'), 'a1', 'b1', ('aa', 'bb'), 'a2'], True),
+    "enumerate_of_a_generator_made_then_read": (
+        _LOGGING_GEN + "e = enumerate(gen('g'), 1)\nA = list(LOG)\nR = (A, list(e), list(e), LOG)\n",
+        ([], [(1, 'g'), (2, 'gg')], [], ['g0', 'g1', 'g2']), True),
+    # a comprehension makes each item of a lazy source just before its element
+    "comprehension_over_a_generator_expression_of_changes": (
+        _SETX + "R = [dict(x) for x in (setx(i) for i in range(3))]\n", [{'x': 0}, {'x': 1}, {'x': 2}], True),
+    "dict_comprehension_over_enumerate_of_map": (
+        _SETX + "R = {i: dict(x) for i, x in enumerate(map(setx, (5, 6)))}\n", {0: {'x': 5}, 1: {'x': 6}}, True),
+    "generator_yielding_one_dict_changed_between": (
+        "def gen():\n    d = {'x': 0}\n    for i in range(3):\n        d['x'] = i\n        yield d\n"
+        "R = ([dict(d) for d in gen()], [d for d in gen()])\n",
+        ([{'x': 0}, {'x': 1}, {'x': 2}], [{'x': 2}, {'x': 2}, {'x': 2}]), True),
+    # a list is read by index as the loop goes: what the body appends is reached
+    "list_appended_while_looped": (
+        "L = [1]\nout = []\nfor x in L:\n    if len(L) < 4:\n        L.append(x + 1)\n    out.append(x)\nR = (out, L)\n",
+        ([1, 2, 3, 4], [1, 2, 3, 4]), True),
+    "list_appended_by_its_comprehension": (
+        "L = [1]\nR = [L.append(x + 1) or x for x in L if len(L) < 4]\n", [1, 2, 3], True),
+    # what cannot be told stays unknown: never a wrong value
+    "generator_joined_unknown_then_listed": (
+        "l = []\ndef gen(D):\n    yield D\n    l.append(D)\n    yield dict(D)\ntry:\n    it = zip(gen({}), 'sp')\n"
+        "    int('x')\nexcept ValueError:\n    pass\nn = len(list(it))\nR = len(l)\n", 1, False),
+    "comprehension_stopped_by_an_unknown_key_leaves_the_rest_maybe": (
+        "l = []\ndef gen(D):\n    yield D\n    l.append(D)\n    yield dict(D)\n"
+        "c = {kk: vv for kk, vv in gen({'s': 1, 'p': 2})}\nR = len(l)\n", 1, False),
+    "generator_with_a_test_not_known": (
+        "import os\ndef gen():\n    d = {}\n    for k in ('a', 'b'):\n        d[k] = True\n        yield d\n"
+        "        if os.environ.get('NOPE_X'):\n            d['z'] = 1\nheld = [d for d in gen()]\n"
+        "R = (held[0].get('a'), len(held), held[0].get('z', 0))\n", (True, 2, 0), False),
+    "generator_in_a_try": (
+        "X = []\ndef gen():\n    try:\n        yield 1\n    finally:\n        X.append(2)\nR = (list(gen()), X)\n",
+        ([1], [2]), False),
+}
+
+
+@pytest.mark.parametrize("form", sorted(GENERATOR_FORMS))
+def test_generators_and_live_iteration_agree_with_python(form):
+    body, expected, exact = GENERATOR_FORMS[form]
+    _agrees_with_python(body, expected, exact)
+
+
 _TILES = "CONFIGS = [{'bm': 64, 's': True}, {'bm': 128, 's': False}, {'bm': 128, 's': None}]\n"
 
 # (body, the value of R under CPython, whether the engine must know it)

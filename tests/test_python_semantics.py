@@ -76,6 +76,18 @@ class Mx:
     D = {'q': 0}
 class CM(Mx, C):
     pass
+def gen(D):
+    D['p'] = not D.get('p')
+    yield D
+    l.append(D)
+    yield dict(D)
+def walk(xs):
+    for x in xs:
+        if x.get('s'):
+            continue
+        yield x
+    else:
+        yield {}
 """
 
 
@@ -177,8 +189,21 @@ class Programs:
             lambda: ["%s = CM().D" % x],
             lambda: ["CM.D[%s] = %s" % (k, v)],
             lambda: ["%s = CM(%s).D" % (x, y)],
+            # generators: the body runs a step at a time as the consumer asks, and
+            # what one changes the other sees; a list appended to while it is iterated
+            lambda: ["it = gen(%s)" % x],
+            lambda: ["it = walk([%s, %s])" % (x, y)],
+            lambda: ["it = map(f, gen(%s))" % x],
+            lambda: ["it = zip(gen(%s), (%s, %s))" % (x, k, r.choice(KEYS))],
+            lambda: ["it = enumerate(walk((%s,)))" % x],
+            lambda: ["%s = [dict(kk) for kk in gen(%s)][%d]" % (x, y, r.choice([0, 1, -1]))],
+            lambda: ["%s = next(iter(gen(%s)))" % (x, y)],
+            lambda: ["%s = list(walk(l))[-1]" % x],
         ]
         compound = [
+            lambda: ["for kk in gen(%s):" % x] + self.nested(depth) + (["    break"] if r.random() < 0.3 else []),
+            lambda: ["for kk in walk([%s, %s]):" % (x, y)] + self.nested(depth),
+            lambda: ["for kk in l:", "    if len(l) < 5:", "        l.append(%s)" % x] + self.nested(depth),
             lambda: ["if %s:" % self.cond()] + self.nested(depth) + ["else:"] + self.nested(depth),
             lambda: ["for kk in list(%s):" % x] + self.nested(depth),
             lambda: ["while n < 3:", "    n += 1"] + self.nested(depth),

@@ -36,10 +36,16 @@ imported or executed for real.
 - A function handed to ``map``, ``sorted`` (``key=``) or another library
   call that calls back runs once with unknown arguments, in a branch of its
   own: what it may change is unknown afterwards.
-- Calling a generator function or an ``async def`` runs nothing: its body
-  runs where the result is consumed (iterated, awaited, or handed to a
-  library call such as ``asyncio.run`` or ``list``), once, with the state of
-  that moment; a yielded value is made there. Never consumed, it never runs.
+- Calling a generator function or an ``async def`` runs nothing but the
+  binding of its arguments. A generator's body runs a step at a time, up to
+  the next ``yield``, when its consumer asks for the next item (a ``for``
+  loop, a comprehension, ``list``, ``next``): what the consumer does between
+  items, the generator sees, and the other way round; a consumer that stops
+  part way leaves the rest for the next one. A coroutine's body runs where it
+  is awaited or handed to ``asyncio.run``, once, with the state of that
+  moment. Never consumed, neither runs.
+- A list looped over is read by index as the loop goes (what the body
+  appends is reached), as CPython's list iterator reads it.
 - ``tilelang.compile`` reads its config where it is called; a jit decorator
   keeps the dict object and reads it when the kernel is compiled (after the
   module has run).

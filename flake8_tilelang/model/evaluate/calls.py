@@ -3,12 +3,13 @@ containers."""
 from __future__ import annotations
 
 import ast
+from types import GeneratorType
 from typing import Dict, Optional
 
 from ... import constants as C
 from ..build import canonical_prim
 from ..nodes import Function
-from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, Budget
+from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget
 from .frames import Abrupt, Frame, Undecided
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import (
@@ -80,6 +81,27 @@ _KEEPS_ROOTS = frozenset({
     "traceback", "platform", "inspect", "csv", "matplotlib",
 })
 _CONTAINERS = (DictV, ListV, InstanceV)
+
+
+# Library calls whose iterator asks for the items of the iterators they are given only as it
+# is consumed (see Calls.lazy_wrapper)
+_LAZY_WRAPPERS = frozenset({"enumerate", "zip", "itertools.chain", "iter"})
+
+
+# Library calls whose result reads the iterators they are given only as it is consumed: a
+# generator given to one not modelled so may be consumed later, in part or not at all
+_LAZY_LIBRARY = _LAZY_WRAPPERS | frozenset({
+    "map", "filter", "reversed", "itertools.islice", "itertools.takewhile", "itertools.dropwhile",
+    "itertools.starmap", "itertools.filterfalse", "itertools.zip_longest", "itertools.cycle",
+    "itertools.accumulate", "itertools.compress", "itertools.groupby", "itertools.pairwise", "itertools.tee",
+    "itertools.batched"})
+
+
+def _maps_lazily(q: str, args: tuple, kwargs) -> bool:
+    """``map(build, CONFIGS)``, ``filter(wanted, CONFIGS)`` with a function of
+    the user's: read item by item as consumed (Calls.map_rows)."""
+    return q in ("map", "filter") and len(args) >= 2 and not kwargs and _callable_of_user(args[0]) \
+        and (q == "map" or len(args) == 2)
 
 
 # Library calls that call a function they are given (with values the evaluator does not follow).
@@ -233,6 +255,9 @@ class Calls:
         t = type(func)  # the value classes have no subclasses: exact type tests
         if self.handles and (args or kwargs):  # only once a namespace, generator or iterator exists
             iterators = False
+            if t is LibV and (consumes(func.q) or func.q in _LAZY_LIBRARY) \
+                    and any(v is UNKNOWN for v in args + tuple(v[0] for v in kwargs.values())):
+                self.consume_unknown()  # `next(it)` of an `it` a join made unknown
             for a in args:
                 ta = type(a)
                 if ta is NamespaceV and not (t is LibV and keeps_arguments(func.q)):
@@ -250,7 +275,25 @@ class Calls:
                 elif tv is IterV:
                     iterators = True
             if iterators:
-                args, kwargs = self.hand_iterators(func, args, kwargs)
+                if t is LibV and func.q == "next" and 1 <= len(args) <= 2 and not kwargs and type(args[0]) is IterV \
+                        and not args[0].looping:
+                    source = self.take(args[0])
+                    if source is not None:
+                        # `first = next(candidates)`: one item made, the rest left where it stopped
+                        try:
+                            return next(source)
+                        except StopIteration:
+                            if len(args) == 2:
+                                return args[1]
+                            raise Abrupt("raise") from None
+                        except Undecided:
+                            return UNKNOWN
+                if t is LibV and func.q in _LAZY_WRAPPERS:
+                    wrapped = self.lazy_wrapper(func.q, args, kwargs)
+                    if wrapped is not None:
+                        return wrapped
+                if not (t is LibV and _maps_lazily(func.q, args, kwargs)):  # map_rows reads them item by item
+                    args, kwargs = self.hand_iterators(func, args, kwargs)
         if func is UNKNOWN:
             # something not known is called: it may change the dicts, lists and objects
             # it is given (`runner.prepare(CFG)`, `stack.callback(CFG.update, ...)`), what
@@ -330,8 +373,7 @@ class Calls:
                 folded = self.reduce(args, kwargs, node, frame)
                 if folded is not MISSING:
                     return folded
-            if func.q in ("map", "filter") and len(args) >= 2 and not kwargs and _callable_of_user(args[0]) \
-                    and (func.q == "map" or len(args) == 2):
+            if _maps_lazily(func.q, args, kwargs):
                 # `map(build, CONFIGS)`, `filter(wanted, CONFIGS)`: calls the function for each
                 # item when it is consumed
                 self.handles += 1
@@ -838,21 +880,19 @@ class Calls:
             return UNKNOWN
         if (fn.generator or type(fn.node) is ast.AsyncFunctionDef) and not now and not unknown_args:
             # a generator function (a `yield` of its own) or an `async def`: calling it runs
-            # nothing yet; its body runs where the result is consumed (run_deferred)
+            # nothing yet but binds its arguments; its body runs where the result is consumed:
+            # a generator's one item at a time (generator_items), a coroutine's at once
+            # (run_deferred)
             self.executed.add(id(fn))  # called: not swept as a function nothing calls
             self.handles += 1
+            if type(fn.node) is ast.FunctionDef:
+                self.tick()
+                frame = self.function_frame(func, args, kwargs, node, False)
+                return IterV((), self.token, ("call", node, frame, func, func.ev))
             return DeferredCallV(func, args, kwargs, node)
         self.tick()
         self.executed.add(id(fn))
-        locals_ = self.locals_of(fn)
-        frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
-                      fn, locals_)
-        if func.home is not None:
-            frame.owner = func.home.owner  # the method's class, for `super()`
-        frame.globals = set(fn.globals)
-        frame.nonlocals = fn.nonlocals
-        frame.call = None if unknown_args else node
-        self.bind_params(fn, frame, func.defaults, args, kwargs, unknown_args)
+        frame = self.function_frame(func, args, kwargs, node, unknown_args)
         self.depth += 1
         loops, self.loops = self.loops, []  # a break in the callee is not the caller's
         raised = False
@@ -873,6 +913,211 @@ class Calls:
             result = join(result, r)
         return result
 
+    def function_frame(self, func: FuncV, args: tuple, kwargs: Dict[str, tuple], node, unknown_args: bool) -> Frame:
+        """The frame a call of ``func`` runs in, its parameters bound."""
+        fn = func.fn
+        frame = Frame("function", func.closure, func.closure.module if func.closure else self.module_frame,
+                      fn, self.locals_of(fn))
+        if func.home is not None:
+            frame.owner = func.home.owner  # the method's class, for `super()`
+        frame.globals = set(fn.globals)
+        frame.nonlocals = fn.nonlocals
+        frame.call = None if unknown_args else node
+        self.bind_params(fn, frame, func.defaults, args, kwargs, unknown_args)
+        return frame
+
+    def generator_items(self, func: FuncV, frame: Frame):
+        """A generator function's items, made one at a time (a Python
+        generator): the code up to the next ``yield`` runs when the next item
+        is asked for, as CPython runs it, so what the consumer changes between
+        items the generator sees, and the other way round. Its ``yield``s are
+        followed where they stand as statements, in ``for`` and ``while``
+        loops and ``if`` branches whose course is known; any other place (a
+        ``try``, a ``with``, ``x = yield``, a loop or branch not told) raises
+        Undecided: what the rest of the body may do is then read as an
+        unknown loop over the whole body from where it stands (what its names
+        hold, and what it changes, is uncertain), and the items left are
+        unknown."""
+        count = [0]
+        sources: list = []
+        try:
+            yield from self.yields_of(func.fn.node.body, frame, count, None, sources)
+        except Undecided:
+            self.leave(sources)
+            rest = self.generator_rests.get(id(func.fn.node))
+            if rest is None:
+                rest = ast.While(test=ast.Constant(True), body=func.fn.node.body, orelse=[])
+                self.generator_rests[id(func.fn.node)] = rest
+            self.depth += 1
+            loops, self.loops = self.loops, []
+            try:
+                self.unknown_loop(rest, frame)
+            except Abrupt:
+                pass
+            finally:
+                self.depth -= 1
+                self.loops = loops
+            raise
+        except _Returned:
+            return
+
+    def segment(self, stmt, frame: Frame, loop: Optional[dict]) -> None:
+        """One statement of a generator's body without a ``yield``: run as
+        the body of a call would (one frame deeper, the consumer's loops not
+        its own). A ``break``/``continue``/``return`` that may or may not
+        happen leaves the generator's course untold (Undecided)."""
+        returns = len(frame.returns)
+        self.depth += 1
+        loops, self.loops = self.loops, ([loop] if loop is not None else [])
+        try:
+            self.stmt(stmt, frame)
+        except Abrupt as e:
+            if e.kind == "return":
+                raise _Returned() from None
+            raise
+        finally:
+            self.depth -= 1
+            self.loops = loops
+        if len(frame.returns) != returns or (loop is not None and (loop["break"] or loop["continue"])):
+            raise Undecided()
+
+    def yields_of(self, stmts, frame: Frame, count: list, loop: Optional[dict], sources: list):
+        """The items ``stmts`` yield (see generator_items); a ``break`` or
+        ``continue`` that certainly happens leaves as Abrupt."""
+        for stmt in stmts:
+            if not _yields((stmt,)):
+                self.segment(stmt, frame, loop)
+                continue
+            t = type(stmt)
+            if t is ast.Expr and type(stmt.value) in (ast.Yield, ast.YieldFrom):
+                node = stmt.value
+                value = None
+                if node.value is not None:
+                    value = self.generator_expr(node.value, frame)
+                items = (value,) if type(node) is ast.Yield else self.items_for(value, sources)
+                for item in items:
+                    count[0] += 1
+                    if count[0] > MAX_UNROLL:
+                        raise Undecided()
+                    yield item
+            elif t is ast.For:
+                for item in self.items_for(self.generator_expr(stmt.iter, frame), sources):
+                    self.assign(stmt.target, item, frame)
+                    try:
+                        yield from self.yields_of(stmt.body, frame, count, {"break": [], "continue": []}, sources)
+                    except Abrupt as e:
+                        if e.kind == "break":
+                            break
+                        if e.kind != "continue":
+                            raise
+                else:
+                    yield from self.yields_of(stmt.orelse, frame, count, loop, sources)
+            elif t is ast.While:
+                for _ in range(MAX_WHILE + 1):
+                    test = truth(self.deref(self.generator_expr(stmt.test, frame)))
+                    if test is False:
+                        yield from self.yields_of(stmt.orelse, frame, count, loop, sources)
+                        break
+                    if test is not True:
+                        raise Undecided()
+                    try:
+                        yield from self.yields_of(stmt.body, frame, count, {"break": [], "continue": []}, sources)
+                    except Abrupt as e:
+                        if e.kind == "break":
+                            break
+                        if e.kind != "continue":
+                            raise
+                else:
+                    raise Undecided()
+            elif t is ast.If:
+                test = truth(self.deref(self.generator_expr(stmt.test, frame)))
+                if test is True:
+                    yield from self.yields_of(stmt.body, frame, count, loop, sources)
+                elif test is False:
+                    yield from self.yields_of(stmt.orelse, frame, count, loop, sources)
+                else:
+                    raise Undecided()
+            else:
+                raise Undecided()
+
+    def items_for(self, value, sources: list):
+        """What a generator's ``for`` or ``yield from`` goes over, item by item
+        (see ``stream``). Raises Undecided when it is not known."""
+        value = self.deref(value)
+        if type(value) is DeferredCallV:
+            raise Undecided()  # an `async def`'s coroutine
+        items = self.stream(value)
+        if items is None:
+            raise Undecided()
+        if type(items) is GeneratorType:
+            sources.append(items)
+        return items
+
+    def lazy_wrapper(self, q: str, args: tuple, kwargs: Dict[str, tuple]):
+        """``enumerate(gen)``, ``zip(gen, ...)``, ``itertools.chain(gen, ...)``,
+        ``iter(gen)`` of a one-shot iterator whose items are made as they are
+        asked for (a generator, a generator expression, ``map``, ``filter``):
+        an iterator that asks for them when it is consumed, one at a time, as
+        CPython's does. The other arguments are read now (None: a form not
+        modelled so; the call is then read as before)."""
+        if q == "iter":
+            if len(args) == 1 and not kwargs and type(args[0]) is IterV:
+                return args[0]  # an iterator's iter() is itself
+            return None
+        if q == "enumerate":
+            start = args[1] if len(args) > 1 else kwargs.get("start", (0,))[0]
+            if not 1 <= len(args) <= 2 or set(kwargs) - {"start"} or (len(args) > 1 and kwargs) \
+                    or type(start) is not int:
+                return None
+            parts: list = [args[0]]
+        elif kwargs or not args:
+            return None
+        else:
+            parts = list(args)
+            start = 0
+        lazy = False
+        for i, a in enumerate(parts):
+            if type(a) is IterV and a.lazy is not None and not a.spent and not a.looping and a.lazy[4] is self:
+                lazy = True
+                continue
+            if type(a) is IterV:
+                return None
+            seq = self.iterate(a)
+            if seq is None:
+                return None
+            parts[i] = tuple(seq)
+        if not lazy:
+            return None
+        self.handles += 1
+        return IterV((), self.token, ("wrap", None, None, (q, tuple(parts), start), self))
+
+    def wrapped_items(self, q: str, parts: tuple, start: int):
+        """The items of a ``lazy_wrapper`` iterator, made as they are asked
+        for: CPython's own ``enumerate``/``zip``/``chain`` over the items of
+        its arguments, made one at a time (see ``stream``)."""
+        import itertools
+
+        streams = []
+        for a in parts:
+            items = self.stream(a) if type(a) is IterV else a
+            if items is None:
+                raise Undecided()
+            streams.append(items)
+        if q == "enumerate":
+            return enumerate(streams[0], start)
+        if q == "zip":
+            return zip(*streams)
+        return itertools.chain(*streams)
+
+    def generator_expr(self, node, frame: Frame):
+        """An expression of a generator's body (a yielded value, a loop's
+        iterable, a test), evaluated one frame deeper."""
+        self.depth += 1
+        try:
+            return self.expr(node, frame)
+        finally:
+            self.depth -= 1
+
     def hand_iterators(self, func, args: tuple, kwargs: Dict[str, tuple]):
         """One-shot iterators given to a call. A library call that consumes
         what it is given (``dict(pairs)``, ``sorted(gen)``, ``"".join(gen)``)
@@ -891,7 +1136,7 @@ class Calls:
         def hand(value):
             if type(value) is not IterV:
                 return value
-            if reads:
+            if reads and not (value.lazy is not None and q in _LAZY_LIBRARY):
                 return self.drain(value, stops_early=q in _STOPS_EARLY)
             self.spend(value)
             return UNKNOWN
@@ -950,12 +1195,12 @@ class Calls:
         first item is asked for), up to the shortest; with ``keep``,
         ``filter(f, iterable)``: the items ``f`` returns a true value for.
         Raises Undecided when the next item cannot be told."""
-        seqs = [self.iterate(a) for a in args[1:]]
+        seqs = [self.stream(a) for a in args[1:]]  # a generator given: its items made as asked for
         if any(x is None for x in seqs):
             self.maybe_call(args[0], node, frame)
             raise Undecided()
-        rows = list(zip(*seqs))
-        for i, row in enumerate(rows):
+        rows = zip(*seqs)
+        for row in rows:
             self.tick()
             result = self.call_value(args[0], tuple(row), {}, node, frame)
             if not keep:
@@ -964,7 +1209,7 @@ class Calls:
             kept = truth(self.deref(result))
             if kept is UNKNOWN:
                 with self.forked():
-                    for later in rows[i + 1:]:
+                    for later in rows:
                         self.call_value(args[0], tuple(later), {}, node, frame)
                 raise Undecided()
             if kept:
@@ -1286,6 +1531,10 @@ def _str_method(obj: str, name: str, args: tuple, kwargs):
             return ListV(result)
         return result
     return UNKNOWN
+
+
+class _Returned(Exception):
+    """A generator's ``return`` (or the end of its body): no more items."""
 
 
 def _bare_yield(stmt) -> bool:

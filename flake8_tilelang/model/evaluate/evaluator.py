@@ -67,8 +67,11 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         self.phase = "module"
         self.local_names: Dict[int, set] = {}
         self.loops: list = []  # innermost last: {"break": [states], "continue": [states]}
-        self.sizes: dict = {}
-        self.loop_names: dict = {}  # id(loop) -> (names it assigns, names it mutates, the body run)  # id(tuple) -> (tuple, its size): see budget.size_of
+        self.sizes: dict = {}  # id(tuple) -> (tuple, its size): see budget.size_of
+        self.loop_names: dict = {}  # id(loop) -> (names it assigns, names it mutates, the body run)
+        # id(generator function's def) -> a `while True:` over its body: the rest of a generator
+        # whose course is not told, read as an unknown loop (see Calls.generator_items)
+        self.generator_rests: dict = {}
         # PassContexts entered around the code running now, innermost last:
         # a PassContextV, or UNKNOWN for a context manager that may enter one
         self.contexts: list = []
@@ -322,6 +325,14 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                 if user_function(f) and id(f) not in self.escaped_ids and len(self.escaped_calls) < 16:
                     self.escaped_ids.add(id(f))
                     self.escaped_calls.append(f)
+
+    def consume_unknown(self) -> None:
+        """A value not known is iterated: it may be a generator (or generator
+        expression, ``map``) a join made unknown, whose items are then made,
+        maybe (see Statements.spend)."""
+        for v in JOINED:
+            if type(v) is IterV and v.lazy is not None and not v.spent and not v.looping:
+                self.spend(v)
 
     def touch_unknown(self) -> None:
         """Something was changed through a value the evaluator does not know:

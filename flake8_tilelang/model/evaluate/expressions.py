@@ -3,6 +3,7 @@ subscripts, attributes and names imported from the user's other modules."""
 from __future__ import annotations
 
 import ast
+from types import GeneratorType
 import operator
 from typing import Optional
 
@@ -268,13 +269,14 @@ class Expressions:
         except Abrupt:
             pass
 
-    def iterations(self, node, frame: Frame, inner: Frame, first=MISSING):
+    def iterations(self, node, frame: Frame, inner: Frame, first=MISSING, sources: Optional[list] = None):
         """Each iteration of a comprehension's ``for``/``if`` clauses, its
         names bound in ``inner`` (a Python generator: the clauses run when the
         next iteration is asked for); ``first``: the first iterable, already
         read (a generator expression reads it where it is written). Raises
         Undecided when the next one cannot be told (an unknown iterable or
-        test, more than MAX_UNROLL)."""
+        test, more than MAX_UNROLL). ``sources``: the iterators it reads item
+        by item are added there (see ``leave``)."""
         count = 0
 
         def run(i: int):
@@ -286,9 +288,11 @@ class Expressions:
                 yield None
                 return
             gen = node.generators[i]
-            items = self.iterate(first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame))
+            items = self.stream(first if not i and first is not MISSING else self.expr(gen.iter, inner if i else frame))
             if items is None or gen.is_async:
                 raise Undecided()
+            if sources is not None and type(items) is GeneratorType:
+                sources.append(items)
             for item in items:
                 self.tick()
                 self.assign(gen.target, item, inner)
@@ -312,8 +316,9 @@ class Expressions:
         out: list = []
         result = DictV(self.token) if isinstance(node, ast.DictComp) else None
         walrus = _walrus_names(node) if self.b.has_walrus and _binds_names(node) else ()
+        sources: list = []
         try:
-            for _ in self.iterations(node, frame, inner):
+            for _ in self.iterations(node, frame, inner, MISSING, sources):
                 if result is not None:
                     key = self.deref(self.expr(node.key, inner))
                     value = self.expr(node.value, inner)
@@ -323,6 +328,7 @@ class Expressions:
                 else:
                     out.append(self.expr(node.elt, inner))
         except Undecided:
+            self.leave(sources)
             self.any_iteration(node, inner)
             for name in walrus:  # bound in the enclosing scope, maybe
                 lost(self.lookup(name, frame, None))
@@ -349,12 +355,48 @@ class Expressions:
         for name in (_walrus_names(node) if self.b.has_walrus and _binds_names(node) else ()):
             lost(self.lookup(name, frame, None))  # it may keep what it held
             self.assign_name(name, UNKNOWN, frame)  # bound in the enclosing scope, as far as it runs
+        sources: list = []
         try:
-            for _ in self.iterations(node, frame, inner, first):
+            for _ in self.iterations(node, frame, inner, first, sources):
                 yield self.expr(node.elt, inner)
         except Undecided:
+            self.leave(sources)
             self.any_iteration(node, inner)
             raise
+
+    def iterator_contains(self, value, it: IterV):
+        """``value in it``: the items made one at a time up to the first equal
+        one, as CPython makes them; the rest is left for the next consumer.
+        UNKNOWN (what is left then may be made, or not) when an item does
+        not compare as a plain value."""
+        source = self.take(it) if not it.looping else None
+        if source is None:
+            self.spend(it)
+            return UNKNOWN
+        try:
+            for item in source:
+                same = _plain_equal(value, self.deref(item))
+                if same is UNKNOWN:
+                    self.leave([source])
+                    return UNKNOWN
+                if same:
+                    return True
+        except Undecided:
+            return UNKNOWN
+        return False
+
+    def leave(self, sources: list) -> None:
+        """A consumer stopped at an item it cannot tell what to do with (an
+        unknown key, test or target): the items its lazy sources (a generator
+        it read item by item) have left may be made, or not; each runs on in
+        a branch of its own."""
+        for items in sources:
+            try:
+                with self.forked():
+                    for _ in items:
+                        pass
+            except (Undecided, Abrupt, ValueError):  # ValueError: a generator running now, up the stack
+                pass
 
     def slice_value(self, node: ast.Slice, frame: Frame):
         bounds = [None if e is None else self.deref(self.expr(e, frame)) for e in (node.lower, node.upper, node.step)]
@@ -468,7 +510,11 @@ class Expressions:
             right = self.expr(right_node, frame)
             if type(right) is IterV:
                 if isinstance(op, (ast.In, ast.NotIn)):
-                    self.spend(right)  # `k in it` consumes it up to the first match
+                    # `k in it` consumes it up to the first match
+                    found = self.iterator_contains(left, right)
+                    if found is UNKNOWN or len(node.ops) > 1:
+                        return UNKNOWN
+                    return found if isinstance(op, ast.In) else not found
                 return UNKNOWN
             if type(right) is DictViewV and not isinstance(op, (ast.In, ast.NotIn)):
                 return UNKNOWN
@@ -741,3 +787,19 @@ def _binds_names(node) -> bool:
 
 def _walrus_names(node) -> list:
     return [n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
+
+
+def _plain_equal(a, b):
+    """``a == b`` for numbers, strings, None and tuples of them (as CPython
+    compares them); UNKNOWN for anything else."""
+    if isinstance(a, PLAIN) and isinstance(b, PLAIN):
+        return a == b
+    if type(a) is tuple and type(b) is tuple:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            same = _plain_equal(x, y)
+            if same is not True:
+                return same
+        return True
+    return UNKNOWN

@@ -519,24 +519,26 @@ class Statements:
 
     def for_(self, node, frame: Frame) -> None:
         value = self.deref(self.expr(node.iter, frame))
+        if type(value) is InstanceV:
+            hooked = self.iter_of(value)  # `for tile in TileSpace(...)`: its __iter__, once
+            if hooked is not MISSING:
+                value = hooked
         if type(value) is IterV:
             # a loop that may stop early (`break`, `return`) leaves the rest of it; its
             # body must not take items from it too (see Interleaved)
             it = value
-            if it.lazy is not None and not it.spent and not it.looping and it.lazy[4] is self:
-                # a generator expression, `map`, `filter`: each item is made just before the
-                # body runs for it, as CPython makes it (what the body changes, the next
-                # item sees; what making an item changes, the body sees)
-                it.spent = True
-                kind, cnode, cframe, first, _ = it.lazy
-                it.lazy = None
+            source = self.take(it) if not it.looping else None
+            if source is not None:
+                # a generator, generator expression, `map`, `filter`: each item is made just
+                # before the body runs for it, as CPython makes it (what the body changes, the
+                # next item sees; what making an item changes, the body sees); a loop left by a
+                # break leaves the rest for the next consumer
                 state = {"undecided": False, "done": False}
                 it.looping = True
                 try:
-                    self.loop_over(node, frame, self.produce(kind, cnode, cframe, first, state), state)
+                    self.loop_over(node, frame, self.until_undecided(source, state), state)
                 finally:
                     it.looping = False
-                it.exhausted = state["done"] and not _may_leave(node.body) and self.precise(it)
                 return
             value = self.drain(it, stops_early=_may_leave(node.body))
             it.looping = True
@@ -545,25 +547,94 @@ class Statements:
             finally:
                 it.looping = False
             return
-        self.loop_over(node, frame, self.iterate(value))
+        items = self.iterate(value)
+        if type(value) is ListV and items is not None and not (len(items) > 8 and all(type(i) is int for i in items)):
+            # a list is read by index as the loop goes, as CPython's iterator reads it: an item
+            # the body appends (a worklist of configs) is reached, one it removes is skipped
+            state = {"undecided": False, "done": False}
+            self.loop_over(node, frame, self.until_undecided(self.live_items(value), state), state)
+            return
+        self.loop_over(node, frame, items)
 
-    def produce(self, kind: str, node, frame: Frame, first, state: dict):
-        """The items of a generator expression (or ``map``/``filter``), one at a
-        time, each made when the loop asks for it. ``state["undecided"]`` when
-        the rest cannot be told (what making it may change is then uncertain),
+    def take(self, it: IterV):
+        """A Python iterator over the items ``it`` has left, made one at a time
+        as a consumer here asks for them (see ``stream``): a generator,
+        generator expression, ``map``, ``filter`` not read yet starts; one a
+        consumer in this same branch left part way (a loop's ``break``,
+        ``next``) goes on where it stopped, as CPython's does. None when what
+        is left is not known: read by a consumer in a branch that may not have
+        run (what is left then runs on in a branch of its own, see ``leave``),
+        or an iterator of another kind."""
+        if it.lazy is not None:
+            if it.spent or it.lazy[4] is not self:
+                return None
+            kind, node, frame, first, _ = it.lazy
+            it.lazy = None
+            it.spent = True
+            it.source = self.lazy_items(kind, node, frame, first)
+        elif it.source is None or it.mark != self.token:
+            if it.source is not None:
+                source, it.source = it.source, None
+                self.leave([source])
+            return None
+        return self._marked(it, it.source)
+
+    def _marked(self, it: IterV, source):
+        while True:
+            if it.source is not source:
+                raise Undecided()  # a consumer in another branch took what is left
+            it.mark = self.token
+            self.depth += 1  # a generator driving another (`yield from`) is a call deeper
+            try:
+                item = next(source)
+            except StopIteration:
+                # nothing is left (unless read in a branch): the source stays, ended, so a
+                # wrapper of another consumer on it ends too
+                it.exhausted = self.precise(it)
+                return
+            except Undecided:
+                it.source = None  # its rest was read as unknown where it stopped
+                raise
+            finally:
+                self.depth -= 1
+            yield item
+
+    @staticmethod
+    def until_undecided(items, state: dict):
+        """``items`` (a Python iterator that may raise Undecided) for
+        ``loop_over``: ``state["undecided"]`` when the rest cannot be told,
         ``state["done"]`` when it ran to its end."""
         try:
-            yield from self.lazy_items(kind, node, frame, first)
+            yield from items
         except Undecided:
             state["undecided"] = True
             return
         state["done"] = True
+
+    @staticmethod
+    def live_items(lst: ListV):
+        """A list's items read one at a time by index, as CPython's list
+        iterator reads them: what the consumer appends between items is
+        reached. Raises Undecided once its items are not known, or past
+        MAX_UNROLL of them."""
+        i = 0
+        while True:
+            if lst.spoiled or i >= MAX_UNROLL:
+                raise Undecided()
+            if i >= len(lst):
+                return
+            yield lst[i]
+            i += 1
 
     def lazy_items(self, kind: str, node, frame: Frame, first):
         """A generator expression's, ``map``'s or ``filter``'s items, made one
         at a time (see ``comprehension_items``, ``map_rows``)."""
         if kind == "gen":
             return self.comprehension_items(node, frame, first)
+        if kind == "call":
+            return self.generator_items(first, frame)  # a generator function's call
+        if kind == "wrap":
+            return self.wrapped_items(*first)
         return self.map_rows(first, node, frame, keep=kind == "filter")
 
     def loop_over(self, node, frame: Frame, items, lazy: Optional[dict] = None) -> None:
@@ -700,8 +771,27 @@ class Statements:
             self.loops.pop()
         self.uncertain([node.orelse, []], frame)
 
+    def iter_of(self, value):
+        """``iter(obj)`` of an instance of a class of the user's with its own
+        ``__iter__`` (a generator method, typically): what the method returns
+        (UNKNOWN when that is an instance again, ``__iter__`` returning
+        ``self``); MISSING for any other value."""
+        if type(value) is not InstanceV or value.opaque or record_items(value) is not None:
+            return MISSING
+        hook = value.cls.lookup("__iter__")
+        if type(hook) is not FuncV or hook.kind:
+            return MISSING
+        result = self.deref(self.call_value(BoundV(hook, value), (), {}, None, self.module_frame))
+        return UNKNOWN if type(result) is InstanceV else result
+
     def iterate(self, value) -> Optional[list]:
         value = self.deref(value)
+        if type(value) is InstanceV:
+            hooked = self.iter_of(value)
+            if hooked is not MISSING:
+                value = hooked
+        if value is UNKNOWN and self.handles:
+            self.consume_unknown()
         if type(value) is IterV:
             value = self.drain(value)
         if type(value) is DeferredCallV:
@@ -721,6 +811,27 @@ class Statements:
             return None
         return seq if len(seq) <= MAX_UNROLL else None
 
+    def stream(self, value):
+        """The items of ``value`` for a consumer that takes them one at a time
+        and runs its own code between them (a comprehension's clause, a
+        generator's ``for``): a generator expression, ``map``, ``filter`` or
+        generator not consumed yet makes each item when it is asked for, as
+        CPython does (a Python iterator); anything else as ``iterate`` reads
+        it (None: not known)."""
+        value = self.deref(value)
+        if type(value) is InstanceV:
+            hooked = self.iter_of(value)
+            if hooked is not MISSING:
+                value = hooked
+        if type(value) is IterV and not value.looping:
+            source = self.take(value)
+            if source is not None:
+                return source
+        items = self.iterate(value)
+        if type(value) is ListV and items is not None:
+            return self.live_items(value)
+        return items
+
     def drain(self, it: IterV, stops_early: bool = False):
         """The items of a one-shot iterator its consumer reads (a tuple), or
         UNKNOWN when it was consumed before. A generator expression's items
@@ -729,7 +840,18 @@ class Statements:
         if it.looping:
             raise Interleaved()  # `for x in it: ... list(it)`: the loop's items are not all its own
         if it.spent:
-            return () if it.exhausted else UNKNOWN
+            if it.exhausted:
+                return ()
+            source = self.take(it)  # left part way by a consumer: what is left, if it is known
+            if source is None:
+                return UNKNOWN
+            try:
+                if stops_early:
+                    with self.forked():
+                        return self.bounded(tuple(source))
+                return self.bounded(tuple(source))
+            except Undecided:
+                return UNKNOWN
         it.spent = True
         if it.lazy is None:
             items = it.items
@@ -762,6 +884,9 @@ class Statements:
         uncertain); afterwards what is left is unknown."""
         if not it.spent:
             self.drain(it, stops_early=True)
+        elif not it.exhausted and it.source is not None:
+            source, it.source = it.source, None  # left part way: the rest may be made, or not
+            self.leave([source])
 
     def match(self, node, frame: Frame) -> None:
         subject = self.expr(node.subject, frame)

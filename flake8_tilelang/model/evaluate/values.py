@@ -414,7 +414,7 @@ class IterV:
     outside any branch): nothing is left, so a second ``dict(pairs)`` is
     ``{}``, as in CPython."""
 
-    __slots__ = ("items", "lazy", "spent", "exhausted", "token", "looping")
+    __slots__ = ("items", "lazy", "spent", "exhausted", "token", "looping", "source", "mark")
 
     def __init__(self, items: tuple, token: int, lazy: Optional[tuple] = None):
         self.items = items
@@ -423,6 +423,11 @@ class IterV:
         self.exhausted = False
         self.token = token
         self.looping = False  # a `for` loop runs over it now
+        # once a consumer read part of it: the Python iterator making what is left (a
+        # generator suspended where CPython's is), and the branch token of the last read
+        # (a later consumer in that branch goes on from there; see Statements.take)
+        self.source = None
+        self.mark = 0
 
 
 class ExecutorV:
@@ -677,8 +682,8 @@ def join(a, b):
     if isinstance(a, LibV) and a == b:
         return a
     for side in (a, b):
-        if type(side) in (DictV, ListV, InstanceV, tuple, FuncV, LambdaV, BoundV) and len(JOINED) < 4096:
-            JOINED.append(side)  # it may be what the unknown value holds (or calls)
+        if type(side) in (DictV, ListV, InstanceV, tuple, FuncV, LambdaV, BoundV, IterV) and len(JOINED) < 4096:
+            JOINED.append(side)  # it may be what the unknown value holds (or calls, or iterates)
     return UNKNOWN
 
 
@@ -902,7 +907,7 @@ def lost(value) -> None:
     container may give it back, so a change made through an unknown value
     may reach it."""
     t = type(value)
-    if (t is DictV or t is ListV or t is InstanceV or t is FuncV or t is LambdaV or t is BoundV
+    if (t is DictV or t is ListV or t is InstanceV or t is FuncV or t is LambdaV or t is BoundV or t is IterV
             or (t is tuple and any(type(v) in (DictV, ListV, InstanceV) for v in value))) and len(JOINED) < 4096:
         JOINED.append(value)
 
