@@ -1583,19 +1583,27 @@ def test_functools_reduce_and_operator_functions_as_cpython_runs_them(form):
         assert got == namespace[name], (name, got, namespace[name])
 
 
-def _python(value):
-    """A value the engine holds as Python holds it (dicts too), or UNKNOWN."""
+def _python(value, _inside=None):
+    """A value the engine holds as Python holds it (dicts too), or UNKNOWN
+    (also for one that holds itself, `b |= {0: b}`, which == cannot compare)."""
     from flake8_tilelang.model.evaluate.values import DictV
-    if type(value) is DictV:
-        if not value.exact():
+    inside = _inside if _inside is not None else set()
+    if type(value) is DictV or (isinstance(value, (tuple, list)) and not getattr(value, "spoiled", False)):
+        if id(value) in inside:
             return UNKNOWN
-        out = {k: _python(e[0]) for k, e in value.entries.items()}
-        return UNKNOWN if any(v is UNKNOWN for v in out.values()) else out
-    if isinstance(value, (tuple, list)) and not getattr(value, "spoiled", False):
-        items = [_python(v) for v in value]  # a tuple of dicts
-        if any(v is UNKNOWN for v in items):
-            return UNKNOWN
-        return tuple(items) if isinstance(value, tuple) else items
+        inside.add(id(value))
+        try:
+            if type(value) is DictV:
+                if not value.exact():
+                    return UNKNOWN
+                out = {k: _python(e[0], inside) for k, e in value.entries.items()}
+                return UNKNOWN if any(v is UNKNOWN for v in out.values()) else out
+            items = [_python(v, inside) for v in value]  # a tuple of dicts
+            if any(v is UNKNOWN for v in items):
+                return UNKNOWN
+            return tuple(items) if isinstance(value, tuple) else items
+        finally:
+            inside.discard(id(value))
     return export(value) if type(value).__name__ != "DictViewV" else UNKNOWN
 
 
@@ -2291,6 +2299,16 @@ GENERATOR_FORMS = {
         "import os\ndef gen():\n    d = {}\n    for k in ('a', 'b'):\n        d[k] = True\n        yield d\n"
         "        if os.environ.get('NOPE_X'):\n            d['z'] = 1\nheld = [d for d in gen()]\n"
         "R = (held[0].get('a'), len(held), held[0].get('z', 0))\n", (True, 2, 0), False),
+    "generator_made_in_a_try_then_read_by_update": (
+        "a = {'s': True}\ndef gen(D):\n    D['p'] = True\n    yield ('k', 1)\nb = {}\nfor _ in range(2):\n"
+        "    try:\n        it = gen(a)\n        int('1')\n    except ValueError:\n        pass\n"
+        "b.update(it)\nR = a\n", {'s': True, 'p': True}, False),
+    "generator_made_in_a_try_then_searched": (
+        "c = {'q': 1}\ndef gen(D):\n    D['p'] = True\n    yield D\ntry:\n    it = map(dict, gen(c))\n"
+        "    int('1')\nexcept ValueError:\n    pass\nn = ('p', 0) in it\nR = c\n", {'q': 1, 'p': True}, False),
+    "instance_iter_unpacked": (
+        "LOG = []\nclass S:\n    def __iter__(self):\n        LOG.append('it')\n        yield 1\n        yield 2\n"
+        "x, y = S()\nR = (x, y, LOG)\n", (1, 2, ['it']), True),
     "generator_in_a_try": (
         "X = []\ndef gen():\n    try:\n        yield 1\n    finally:\n        X.append(2)\nR = (list(gen()), X)\n",
         ([1], [2]), False),

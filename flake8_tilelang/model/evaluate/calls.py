@@ -255,9 +255,12 @@ class Calls:
         t = type(func)  # the value classes have no subclasses: exact type tests
         if self.handles and (args or kwargs):  # only once a namespace, generator or iterator exists
             iterators = False
-            if t is LibV and (consumes(func.q) or func.q in _LAZY_LIBRARY) \
+            if not (t is FuncV or t is LambdaV or t is ClassV or (t is LibV and func.q in _LOOKS_ONLY)
+                    or (t is BoundV and (type(func.func) is FuncV or self.reads_only(func)))) \
                     and any(v is UNKNOWN for v in args + tuple(v[0] for v in kwargs.values())):
-                self.consume_unknown()  # `next(it)` of an `it` a join made unknown
+                # `next(it)`, `cfg.update(it)`, `run(it)` of an `it` a join made unknown: a call
+                # not followed that is given a value not known may consume it
+                self.consume_unknown()
             for a in args:
                 ta = type(a)
                 if ta is NamespaceV and not (t is LibV and keeps_arguments(func.q)):

@@ -508,6 +508,8 @@ class Expressions:
         left = self.deref(left)
         for op, right_node in zip(node.ops, node.comparators):
             right = self.expr(right_node, frame)
+            if right is UNKNOWN and self.handles and isinstance(op, (ast.In, ast.NotIn)):
+                self.consume_unknown()  # `k in it` of an `it` a join made unknown: it may be consumed
             if type(right) is IterV:
                 if isinstance(op, (ast.In, ast.NotIn)):
                     # `k in it` consumes it up to the first match

@@ -1351,10 +1351,13 @@ class Statements:
             self.assign_name(target.id, value, frame)
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
+            if type(value) is InstanceV:
+                hooked = self.iter_of(value)  # its own __iter__ (a NamedTuple's fields below)
+                value = record_items(value) if hooked is MISSING else self.deref(hooked)
             if type(value) is IterV:
                 value = self.drain(value)  # `(a, b), c = zip(...)`: unpacking consumes it
-            elif type(value) is InstanceV:
-                value = record_items(value)  # `bm, bn = tile`, a NamedTuple
+            elif value is UNKNOWN and self.handles:
+                self.consume_unknown()  # it may be a generator a join made unknown
             if seq_known(value) and len(value) == len(elts) and \
                     not any(isinstance(e, ast.Starred) for e in elts):
                 nodes = value_node.elts if isinstance(value_node, (ast.Tuple, ast.List)) and \
