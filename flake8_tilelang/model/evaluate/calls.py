@@ -1006,13 +1006,8 @@ class Calls:
             elif t is ast.For:
                 for item in self.items_for(self.generator_expr(stmt.iter, frame), sources):
                     self.assign(stmt.target, item, frame)
-                    try:
-                        yield from self.yields_of(stmt.body, frame, count, {"break": [], "continue": []}, sources)
-                    except Abrupt as e:
-                        if e.kind == "break":
-                            break
-                        if e.kind != "continue":
-                            raise
+                    if (yield from self.loop_iteration(stmt.body, frame, count, sources)):
+                        break
                 else:
                     yield from self.yields_of(stmt.orelse, frame, count, loop, sources)
             elif t is ast.While:
@@ -1023,13 +1018,8 @@ class Calls:
                         break
                     if test is not True:
                         raise Undecided()
-                    try:
-                        yield from self.yields_of(stmt.body, frame, count, {"break": [], "continue": []}, sources)
-                    except Abrupt as e:
-                        if e.kind == "break":
-                            break
-                        if e.kind != "continue":
-                            raise
+                    if (yield from self.loop_iteration(stmt.body, frame, count, sources)):
+                        break
                 else:
                     raise Undecided()
             elif t is ast.If:
@@ -1042,6 +1032,18 @@ class Calls:
                     raise Undecided()
             else:
                 raise Undecided()
+
+    def loop_iteration(self, body, frame: Frame, count: list, sources: list):
+        """One run of the body of a generator's loop, its items yielded; True
+        when it certainly breaks out."""
+        try:
+            yield from self.yields_of(body, frame, count, {"break": [], "continue": []}, sources)
+        except Abrupt as e:
+            if e.kind == "break":
+                return True
+            if e.kind != "continue":
+                raise
+        return False
 
     def items_for(self, value, sources: list):
         """What a generator's ``for`` or ``yield from`` goes over, item by item
