@@ -2228,6 +2228,17 @@ RECORD_FORMS = {
         "import copy\nclass H:\n    def __init__(self):\n        self.cfg = {'s': True}\n"
         "    def __deepcopy__(self, memo):\n        return self\nh = H()\nq = copy.deepcopy(h)\nq.cfg['s'] = False\n"
         "R = h.cfg\n", {'s': False}, False),
+    # dataclasses.fields: one Field per field, in order (a ClassVar is none), `.name` known
+    "dataclass_fields_names_in_order": (
+        "import dataclasses\nfrom typing import ClassVar\n@dataclasses.dataclass\nclass B:\n    a: int = 1\n"
+        "@dataclasses.dataclass\nclass S(B):\n    K: ClassVar[int] = 5\n    b: str = 'x'\n"
+        "R = tuple(f.name for f in dataclasses.fields(S()))\n", ('a', 'b'), True),
+    "dataclass_fields_to_a_config": (
+        "import dataclasses\n@dataclasses.dataclass\nclass O:\n    s: bool = True\n    p: int = 0\no = O(p=3)\n"
+        "R = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}\n", {'s': True, 'p': 3}, True),
+    "dataclass_field_default_not_known": (
+        "import dataclasses\n@dataclasses.dataclass\nclass O:\n    s: bool = True\n"
+        "f0 = dataclasses.fields(O)[0]\nR = (f0.name, f0.default)\n", ('s', True), False),
 }
 
 

@@ -70,7 +70,7 @@ _STOPS_EARLY = frozenset({"any", "all", "next", "zip", "itertools.takewhile", "i
 _KEEPS = EFFECT_FREE_BUILTINS | frozenset({
     "setattr", "delattr", "contextlib.contextmanager", "contextlib.suppress", "functools.partial",
     "functools.wraps", "functools.lru_cache", "functools.cache", "copy.copy", "copy.deepcopy", "dict.fromkeys",
-    "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple", "dataclasses.dataclass",
+    "dataclasses.replace", "dataclasses.asdict", "dataclasses.fields", "dataclasses.astuple", "dataclasses.dataclass",
     "collections.OrderedDict", "collections.namedtuple", "collections.ChainMap", "enum.Enum",
 }) | frozenset(OPERATOR_BINOPS)
 _KEEPS_ROOTS = frozenset({

@@ -86,6 +86,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # searched for them only when some exist (see call_value)
         self.handles = 0
         self.namespace_class: Optional[ClassV] = None  # types.SimpleNamespace, made when first used
+        self.field_class: Optional[ClassV] = None  # dataclasses.Field, made when first used
         self.param_rows: Dict[int, list] = {}  # id(Function) -> its pytest.mark.parametrize decorators
         self.once_names: Dict[int, dict] = {}  # see fold_once
         self.once_reads: Dict[int, tuple] = {}

@@ -556,6 +556,22 @@ class Library:
                     break
                 inst.attrs[name] = value
             return inst
+        if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
+            # `for f in dataclasses.fields(opts)`: one Field per field, in order; its `.name` is
+            # known, its other attributes (type, default, metadata) are not
+            obj = self.deref(args[0])
+            cls = obj.cls if type(obj) is InstanceV else obj
+            if not (isinstance(cls, ClassV) and cls.maker == "dataclasses.dataclass" and not cls.opaque):
+                return UNKNOWN  # a TypeError, or a class not modelled
+            if self.field_class is None:
+                self.field_class = ClassV(None, {})
+            out = []
+            for name in cls.fields:
+                f = InstanceV(self.field_class, self.token)
+                f.attrs["name"] = name
+                f.opaque = True
+                out.append(f)
+            return tuple(out)
         if q in ("dataclasses.asdict", "dataclasses.astuple") and len(args) == 1 and not kwargs:
             obj = self.deref(args[0])
             if not (type(obj) is InstanceV and obj.cls.maker == "dataclasses.dataclass"):
