@@ -2320,6 +2320,13 @@ GENERATOR_FORMS = {
     "instance_iter_unpacked": (
         "LOG = []\nclass S:\n    def __iter__(self):\n        LOG.append('it')\n        yield 1\n        yield 2\n"
         "x, y = S()\nR = (x, y, LOG)\n", (1, 2, ['it']), True),
+    "generator_left_part_way_then_enumerated": (
+        "LOG = []\ndef gen():\n    LOG.append('a')\n    yield 1\n    LOG.append('b')\n    yield 2\n"
+        "g = gen()\nfirst = next(g)\ne = enumerate(g)\nA = list(LOG)\nR = (first, A, list(e), LOG)\n",
+        (1, ['a'], [(0, 2)], ['a', 'b']), True),
+    "generator_left_part_way_joined_then_consumed": (
+        "l = []\ndef gen():\n    yield 1\n    l.append(1)\n    yield 2\ng = gen()\nnext(g)\ntry:\n    h = g\n"
+        "    int('x')\nexcept ValueError:\n    pass\nn = len(list(h))\nR = l\n", [1], False),
     "generator_in_a_try": (
         "X = []\ndef gen():\n    try:\n        yield 1\n    finally:\n        X.append(2)\nR = (list(gen()), X)\n",
         ([1], [2]), False),

@@ -3,6 +3,7 @@ containers."""
 from __future__ import annotations
 
 import ast
+import itertools
 from types import GeneratorType
 from typing import Dict, Optional
 
@@ -1061,7 +1062,8 @@ class Calls:
     def lazy_wrapper(self, q: str, args: tuple, kwargs: Dict[str, tuple]):
         """``enumerate(gen)``, ``zip(gen, ...)``, ``itertools.chain(gen, ...)``,
         ``iter(gen)`` of a one-shot iterator whose items are made as they are
-        asked for (a generator, a generator expression, ``map``, ``filter``):
+        asked for (a generator, a generator expression, ``map``, ``filter``,
+        not read yet or left part way here: see ``pending``):
         an iterator that asks for them when it is consumed, one at a time, as
         CPython's does. The other arguments are read now (None: a form not
         modelled so; the call is then read as before)."""
@@ -1082,7 +1084,7 @@ class Calls:
             start = 0
         lazy = False
         for i, a in enumerate(parts):
-            if type(a) is IterV and a.lazy is not None and not a.spent and not a.looping and a.lazy[4] is self:
+            if type(a) is IterV and self.pending(a):
                 lazy = True
                 continue
             if type(a) is IterV:
@@ -1100,8 +1102,6 @@ class Calls:
         """The items of a ``lazy_wrapper`` iterator, made as they are asked
         for: CPython's own ``enumerate``/``zip``/``chain`` over the items of
         its arguments, made one at a time (see ``stream``)."""
-        import itertools
-
         streams = []
         for a in parts:
             items = self.stream(a) if type(a) is IterV else a
@@ -1141,7 +1141,7 @@ class Calls:
         def hand(value):
             if type(value) is not IterV:
                 return value
-            if reads and not (value.lazy is not None and q in _LAZY_LIBRARY):
+            if reads and not (q in _LAZY_LIBRARY and (value.lazy is not None or value.source is not None)):
                 return self.drain(value, stops_early=q in _STOPS_EARLY)
             self.spend(value)
             return UNKNOWN
@@ -1539,7 +1539,7 @@ def _str_method(obj: str, name: str, args: tuple, kwargs):
 
 
 class _Returned(Exception):
-    """A generator's ``return`` (or the end of its body): no more items."""
+    """A generator's ``return``: no more items."""
 
 
 def _bare_yield(stmt) -> bool:

@@ -332,8 +332,8 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         expression, ``map``) a join made unknown, whose items are then made,
         maybe (see Statements.spend)."""
         for v in JOINED:
-            if type(v) is IterV and v.lazy is not None and not v.spent and not v.looping:
-                self.spend(v)
+            if type(v) is IterV and not v.looping and (v.lazy is not None or v.source is not None):
+                self.spend(v)  # not read yet, or left part way
 
     def touch_unknown(self) -> None:
         """Something was changed through a value the evaluator does not know:

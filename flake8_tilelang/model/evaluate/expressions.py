@@ -375,7 +375,7 @@ class Expressions:
             return UNKNOWN
         try:
             for item in source:
-                same = _plain_equal(value, self.deref(item))
+                same = _equal(value, self.deref(item))
                 if same is UNKNOWN:
                     self.leave([source])
                     return UNKNOWN
@@ -791,17 +791,13 @@ def _walrus_names(node) -> list:
     return [n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
 
 
-def _plain_equal(a, b):
-    """``a == b`` for numbers, strings, None and tuples of them (as CPython
-    compares them); UNKNOWN for anything else."""
-    if isinstance(a, PLAIN) and isinstance(b, PLAIN):
-        return a == b
-    if type(a) is tuple and type(b) is tuple:
-        if len(a) != len(b):
-            return False
-        for x, y in zip(a, b):
-            same = _plain_equal(x, y)
-            if same is not True:
-                return same
-        return True
-    return UNKNOWN
+def _equal(a, b):
+    """``a == b`` as ``compare`` reads it: constants (and tuples and lists of
+    them) as CPython compares them, library names and enum members by
+    ``equal_refs``; UNKNOWN for anything else."""
+    if plain(a) and plain(b):
+        try:
+            return bool(a == b)
+        except Exception:
+            return UNKNOWN
+    return equal_refs(a, b)

@@ -518,11 +518,7 @@ class Statements:
             self.token = self.fork_token()
 
     def for_(self, node, frame: Frame) -> None:
-        value = self.deref(self.expr(node.iter, frame))
-        if type(value) is InstanceV:
-            hooked = self.iter_of(value)  # `for tile in TileSpace(...)`: its __iter__, once
-            if hooked is not MISSING:
-                value = hooked
+        value = self.iter_of(self.deref(self.expr(node.iter, frame)))  # `for tile in TileSpace(...)`
         if type(value) is IterV:
             # a loop that may stop early (`break`, `return`) leaves the rest of it; its
             # body must not take items from it too (see Interleaved)
@@ -578,6 +574,16 @@ class Statements:
                 self.leave([source])
             return None
         return self._marked(it, it.source)
+
+    def pending(self, it: IterV) -> bool:
+        """Whether ``take`` gives what ``it`` has left here: its items are made
+        as a consumer asks for them (not read yet, or left part way in this
+        branch)."""
+        if it.looping:
+            return False
+        if it.lazy is not None:
+            return not it.spent and it.lazy[4] is self
+        return it.source is not None and it.mark == self.token
 
     def _marked(self, it: IterV, source):
         while True:
@@ -772,24 +778,20 @@ class Statements:
         self.uncertain([node.orelse, []], frame)
 
     def iter_of(self, value):
-        """``iter(obj)`` of an instance of a class of the user's with its own
-        ``__iter__`` (a generator method, typically): what the method returns
-        (UNKNOWN when that is an instance again, ``__iter__`` returning
-        ``self``); MISSING for any other value."""
+        """What iterating ``value`` goes over: for an instance of a class of
+        the user's with its own ``__iter__`` (a generator method, typically),
+        what the method returns, called now (UNKNOWN when that is an instance
+        again, ``__iter__`` returning ``self``); ``value`` itself otherwise."""
         if type(value) is not InstanceV or value.opaque or record_items(value) is not None:
-            return MISSING
+            return value
         hook = value.cls.lookup("__iter__")
         if type(hook) is not FuncV or hook.kind:
-            return MISSING
+            return value
         result = self.deref(self.call_value(BoundV(hook, value), (), {}, None, self.module_frame))
         return UNKNOWN if type(result) is InstanceV else result
 
     def iterate(self, value) -> Optional[list]:
-        value = self.deref(value)
-        if type(value) is InstanceV:
-            hooked = self.iter_of(value)
-            if hooked is not MISSING:
-                value = hooked
+        value = self.iter_of(self.deref(value))
         if value is UNKNOWN and self.handles:
             self.consume_unknown()
         if type(value) is IterV:
@@ -818,19 +820,14 @@ class Statements:
         generator not consumed yet makes each item when it is asked for, as
         CPython does (a Python iterator); anything else as ``iterate`` reads
         it (None: not known)."""
-        value = self.deref(value)
-        if type(value) is InstanceV:
-            hooked = self.iter_of(value)
-            if hooked is not MISSING:
-                value = hooked
+        value = self.iter_of(self.deref(value))
         if type(value) is IterV and not value.looping:
             source = self.take(value)
             if source is not None:
                 return source
-        items = self.iterate(value)
-        if type(value) is ListV and items is not None:
-            return self.live_items(value)
-        return items
+        if type(value) is ListV:
+            return self.live_items(value) if seq_known(value) and len(value) <= MAX_UNROLL else None
+        return self.iterate(value)
 
     def drain(self, it: IterV, stops_early: bool = False):
         """The items of a one-shot iterator its consumer reads (a tuple), or
@@ -1352,8 +1349,8 @@ class Statements:
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
             if type(value) is InstanceV:
-                hooked = self.iter_of(value)  # its own __iter__ (a NamedTuple's fields below)
-                value = record_items(value) if hooked is MISSING else self.deref(hooked)
+                hooked = self.iter_of(value)  # its own __iter__, or a NamedTuple's fields
+                value = record_items(value) if hooked is value else hooked
             if type(value) is IterV:
                 value = self.drain(value)  # `(a, b), c = zip(...)`: unpacking consumes it
             elif value is UNKNOWN and self.handles:

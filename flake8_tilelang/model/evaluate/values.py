@@ -747,8 +747,11 @@ def havoc(value) -> bool:
         spoil(value)
         return True
     if isinstance(value, ListV):
-        if value.spoiled and not value.links:
-            return False
+        if value.spoiled:
+            if not value.links:
+                return False
+            taint_links(value)  # its items were lost when it was spoiled
+            return True
         value.spoiled = True
         for item in value:
             lost(item)
