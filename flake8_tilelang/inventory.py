@@ -19,6 +19,7 @@ import os
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import constants as C
+from .model.config import shown_path
 
 DEVELOPER, EXPERT, MIXED, UNKNOWN = "Developer", "Expert", "Mixed", "unknown"
 MODES = (DEVELOPER, EXPERT, MIXED, UNKNOWN)
@@ -317,7 +318,7 @@ def _switch_cell(entry: Dict[str, object], enum: str) -> str:
         elif os.path.abspath(sw["file"]) == os.path.abspath(str(entry["file"])):
             cells.append("%s@%s%d" % (state, "c%d:" % sw["cell"] if sw.get("cell") else "", sw["line"]))
         else:
-            cells.append("%s@%s:%d" % (state, os.path.basename(sw["file"]), sw["line"]))
+            cells.append("%s@%s:%d" % (state, shown_path(sw["file"], str(entry["file"])), sw["line"]))
     return "/".join(cells) or "-"
 
 
@@ -383,7 +384,8 @@ def to_table(entries: Sequence[Dict[str, object]], errors: Sequence[Dict[str, ob
         diags: List[Dict[str, object]] = e["diagnostics"]  # type: ignore[assignment]
         rows.append(
             ["%s:%s%s" % (e["file"], "cell %s:" % e["cell"] if e.get("cell") else "", e["line"]),
-             str(e["kernel"]) + (" (%s:%s)" % (os.path.basename(e["defined_in"]["file"]), e["defined_in"]["line"])
+             str(e["kernel"]) + (" (%s:%s)" % (shown_path(e["defined_in"]["file"], str(e["file"])),
+                                               e["defined_in"]["line"])
                                  if e.get("defined_in") else ""),  # type: ignore[index]
              str(e["factory"] or "-"),
              "/".join(e["targets"]), str(e["mode"])]  # type: ignore[arg-type]

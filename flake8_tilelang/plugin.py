@@ -106,6 +106,7 @@ class Plugin:
 
     def _check(self) -> List[Tuple[int, int, str, type]]:
         from .engine import check_tree
+        from .output import printable
         from .registry import REGISTRY, all_rules
 
         if self._decide is not None and not any(self._wanted(r.code) for r in all_rules()):
@@ -114,7 +115,9 @@ class Plugin:
         for d in check_tree(self.tree, self.lines, self.filename, wanted=self._wanted,
                             file_noqa=not self._disable_noqa, target=self._target, src=self._src):
             rule = REGISTRY.get(d.code)
-            out.append((d.line, d.col, d.flake8_text(rule.severity if rule else None), type(self)))
+            # flake8 prints the text as it is: a folder name of the project quoted in it
+            # ("set at <path>") must not reach the terminal as an escape sequence
+            out.append((d.line, d.col, printable(d.flake8_text(rule.severity if rule else None)), type(self)))
         return out
 
 

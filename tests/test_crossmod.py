@@ -425,3 +425,165 @@ def test_kernels_lists_a_factory_of_another_module_at_its_compile_calls(tmp_path
     table = subprocess.run([sys.executable, "-m", "flake8_tilelang", "kernels", os.path.dirname(launch)],
                            capture_output=True, text=True, cwd=str(tmp_path)).stdout
     assert "main (rows.py:6)" in table and "1 kernel in 1 file" in table and "Also 2 compiled" in table
+
+
+_EXP_KERNEL = """\
+import tilelang
+import tilelang.language as T
+
+%s
+
+
+def vec_exp(M, N, block_M):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float16")):
+        with T.Kernel(M // block_M, is_npu=True) as (cid, vid):
+            x_ub = T.alloc_ub((block_M // 2, N), "float16")
+            T.copy(X[cid * block_M, 0], x_ub)
+            T.barrier_all()
+            T.copy(x_ub, X[cid * block_M, 0])
+
+    return main
+
+
+kernel = tilelang.compile(vec_exp(1024, 128, 64), pass_configs=AUTO)
+"""
+
+
+def _package_project(tmp_path, init_text, import_line, kernel_at=("pkg", "kernels", "exp.py")):
+    from flake8_tilelang.model import build_model
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkginit'\n")
+    pkg = tmp_path / "pkg"
+    (pkg / "kernels").mkdir(parents=True, exist_ok=True)
+    (pkg / "configs.py").write_text('AUTO = {"tl.ascend_auto_sync": True}\n')
+    (pkg / "__init__.py").write_text(init_text)
+    (pkg / "kernels" / "__init__.py").write_text("")
+    kernel = tmp_path.joinpath(*kernel_at)
+    kernel.write_text(_EXP_KERNEL % import_line)
+    model = build_model(ast.parse(kernel.read_text()), str(kernel))
+    states = [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs]
+    return states, [d for d in lint_path(str(kernel)) if d.code == "TLA002"]
+
+
+_INIT_SWITCHES_OFF = "from . import configs\n\nconfigs.AUTO[\"tl.ascend_auto_sync\"] = False\n"
+
+
+def test_a_package_init_runs_before_the_module_imported_from_the_package(tmp_path):
+    """Importing `pkg.configs` (relatively from pkg/kernels/exp.py, or
+    absolutely from a script beside the package) runs pkg/__init__.py first,
+    as Python does: a switch it turns off is off at the compile (it was read
+    as on, a false TLA002)."""
+    states, found = _package_project(tmp_path, _INIT_SWITCHES_OFF, "from ..configs import AUTO")
+    assert states == [False] and not found
+    states, found = _package_project(tmp_path, _INIT_SWITCHES_OFF, "from pkg.configs import AUTO",
+                                     kernel_at=("run.py",))
+    assert states == [False] and not found
+    states, found = _package_project(tmp_path, _INIT_SWITCHES_OFF, "import pkg.configs\n\nAUTO = pkg.configs.AUTO",
+                                     kernel_at=("run.py",))
+    assert states == [False] and not found
+
+
+def test_a_package_init_with_no_effects_changes_nothing(tmp_path):
+    states, found = _package_project(tmp_path, "from . import configs\n\n__all__ = ['configs']\n",
+                                     "from ..configs import AUTO")
+    assert states == [True] and len(found) == 1
+
+
+def test_a_package_init_that_imports_the_linted_module_back_makes_what_it_changes_unknown(tmp_path):
+    """pkg/__init__.py imports pkg.kernels.exp before turning the switch off:
+    entered as `import pkg`, exp compiles while the switch is still on;
+    entered as `python -m pkg.kernels.exp`, after. Neither is claimed."""
+    init = "from . import configs\nfrom .kernels import exp  # noqa: F401\n\nconfigs.AUTO[\"tl.ascend_auto_sync\"] = False\n"
+    states, found = _package_project(tmp_path, init, "from ..configs import AUTO")
+    assert True not in states and False not in states and not found
+    init = "from . import configs\nfrom . import kernels  # noqa: F401\n\nconfigs.AUTO[\"tl.ascend_auto_sync\"] = False\n"
+    states, found = _package_project(tmp_path, init, "from ..configs import AUTO")
+    assert states == [False] and not found  # pkg/kernels/__init__.py is empty: exp is not imported by it
+
+
+def test_a_name_the_package_binds_over_a_module_file_of_that_name_is_not_the_file(tmp_path):
+    """`from pk import configs` takes what pk/__init__.py bound to `configs`
+    (`from .v2 import configs`), not the old pk/configs.py beside it
+    (`import pk.configs` would take the file): the switch is not read from
+    the file (it was, a false TLA002). A package that imports the module
+    itself (`from . import configs`) still gives the file."""
+    from flake8_tilelang.model import build_model
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'rebind'\n")
+    pk = tmp_path / "pk"
+    (pk / "v2").mkdir(parents=True)
+    (pk / "configs.py").write_text('AUTO = {"tl.ascend_auto_sync": True}\n')
+    (pk / "v2" / "__init__.py").write_text("")
+    (pk / "v2" / "configs.py").write_text('AUTO = {"tl.ascend_auto_sync": False}\n')
+    kernel = tmp_path / "run.py"
+    kernel.write_text(_EXP_KERNEL % "from pk import configs\n\nAUTO = configs.AUTO")
+    for init, expected in (("from .v2 import configs  # noqa: F401\n", [None]),
+                           ("import types\n\nconfigs = types.SimpleNamespace(AUTO={})\n", [None]),
+                           ("from . import configs  # noqa: F401\n", [True]),
+                           ("from .configs import AUTO  # noqa: F401\n", [True])):
+        (pk / "__init__.py").write_text(init)
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        states = [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs]
+        assert states in (expected, [] if expected == [None] else expected), (init, states)
+
+
+def test_a_file_beside_the_script_named_like_a_standard_module_is_what_it_imports(tmp_path):
+    """`import copy` in run.py with a copy.py of the user's beside it: run as
+    a script, Python imports that file, not the standard library's (whose
+    `deepcopy` the evaluator knows). What it gives is not told; the switch
+    was read through the standard deepcopy (a false TLA002)."""
+    from flake8_tilelang.model import build_model
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'shadow'\n")
+    kernel = tmp_path / "run.py"
+    kernel.write_text(_EXP_KERNEL % 'import copy\n\nAUTO = copy.deepcopy({"tl.ascend_auto_sync": True})')
+
+    def states():
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        return [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs]
+
+    assert states() == [True]
+    (tmp_path / "copy.py").write_text("def deepcopy(d):\n    return {'tl.ascend_auto_sync': False}\n")
+    assert True not in states()
+
+
+def test_a_relative_import_that_works_only_in_some_runs_may_take_its_handler(tmp_path):
+    """`try: from .configs import AUTO / except ImportError: AUTO = {...}`
+    in a folder without `__init__.py`: `python scripts/run.py` takes the
+    handler, `python -m scripts.run` the module; an import climbing above the
+    last `__init__.py` works only when that folder is a namespace package.
+    The switch is then not told (it was read from configs.py: a false TLA002).
+    In a package the import is taken to succeed, as before."""
+    from flake8_tilelang.model import build_model
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'rel'\n")
+    guarded = 'try:\n    from %sconfigs import AUTO\nexcept ImportError:\n    AUTO = {"tl.ascend_auto_sync": False}'
+
+    def states(folder, dots):
+        folder.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "configs.py").write_text('AUTO = {"tl.ascend_auto_sync": True}\n')
+        (folder / "configs.py").write_text('AUTO = {"tl.ascend_auto_sync": True}\n')
+        kernel = folder / "run_exp.py"
+        kernel.write_text(_EXP_KERNEL % (guarded % dots))
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        return [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs]
+
+    scripts = tmp_path / "scripts"
+    assert True not in states(scripts, ".")
+    (scripts / "__init__.py").write_text("")
+    assert states(scripts, ".") == [True]
+    assert True not in states(scripts, "..")  # above the last package
+
+
+def test_the_package_or_script_import_idiom_stays_decided(tmp_path):
+    """`try: from .utils import CFG / except ImportError: from utils import CFG`
+    (a folder run both ways): either way the same file gives CFG."""
+    from flake8_tilelang.model import build_model
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'dual'\n")
+    (tmp_path / "utils.py").write_text('AUTO = {"tl.ascend_auto_sync": True}\n')
+    kernel = tmp_path / "run.py"
+    kernel.write_text(_EXP_KERNEL % "try:\n    from .utils import AUTO\nexcept ImportError:\n    from utils import AUTO")
+    model = build_model(ast.parse(kernel.read_text()), str(kernel))
+    assert [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs] == [True]

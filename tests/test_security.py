@@ -899,3 +899,28 @@ def test_fixes_never_write_through_a_symlinked_file(tmp_path, monkeypatch, capsy
     err = capsys.readouterr().err
     assert "k.py: not fixed: k.py is a symlink; not written" in err
     assert "cannot add noqa: k.py is a symlink; not written" in err
+
+
+@needs_posix
+def test_a_folder_name_quoted_in_a_flake8_message_is_escaped(tmp_path):
+    """The plugin's text goes to the terminal as flake8 prints it: a path it
+    quotes ("set at <folder>/compiler/flags.py", a package found under a
+    folder the user never named) has its escape sequences made visible."""
+    folder = tmp_path / ("py" + HOSTILE) / "compiler"
+    try:
+        folder.mkdir(parents=True)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses the name")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'esc'\n")
+    (folder / "__init__.py").write_text("")
+    (folder / "flags.py").write_text('CFG = {"tl.ascend_auto_sync": True}\n')
+    (tmp_path / "k.py").write_text(KERNEL.replace("CFG = {", "from compiler.flags import CFG\n\nLOCAL = {"))
+    env = dict(os.environ)
+    env.pop("FLAKE8_TILELANG_STRICT", None)
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=TLA", "k.py"], cwd=str(tmp_path),
+                          capture_output=True, env=env, timeout=300)
+    out = proc.stdout.decode("utf-8", "replace")
+    assert "TLA002" in out and "compiler/flags.py:1" in out, out
+    for bad in ("\x1b]", "\x07", "\x9b", "\u202e"):
+        assert bad not in out, bad
+    assert "\\x1b]0;owned\\x07" in out

@@ -115,7 +115,8 @@ class Loader:
         self.module_bytes = 0  # source of the modules followed so far (MAX_FILE_MODULE_BYTES)
 
     # -- finding -----------------------------------------------------------
-    def split(self, qualname: str, from_file: str, quick: bool = False) -> Optional[Tuple[str, List[str]]]:
+    def split(self, qualname: str, from_file: str, quick: bool = False,
+              rebinds: bool = True) -> Optional[Tuple[str, List[str]]]:
         """``.configs.CFG`` -> (path of configs.py, ["CFG"]); None if not a
         module of the user's project. ``quick``: only a file or package that
         stands at that path (no astroid, whose import costs ~50 ms: for a
@@ -139,6 +140,8 @@ class Loader:
         for i in range(len(parts), 0, -1):
             path = self._find_here(dirs, tuple(parts[:i])) if quick else self._find(dirs, tuple(parts[:i]))
             if path is not None:
+                if rebinds and self._rebound_by_package(path, i if level else i - 1):
+                    return None
                 return path, parts[i:]
         if quick:
             return None
@@ -209,6 +212,107 @@ class Loader:
             return os.path.commonpath([real, self.real_root]) == self.real_root
         except ValueError:  # different drives
             return False
+
+    def _rebound_by_package(self, path: str, levels: int) -> bool:
+        """Whether the ``__init__.py`` of a package around the module at
+        ``path`` (up to ``levels`` packages up) binds the module's name to
+        something else: ``from pk import configs`` takes the name
+        ``pk/__init__.py`` bound (``from .v2 import configs``, ``configs =
+        SimpleNamespace(...)``), not the file ``pk/configs.py``, while
+        ``import pk.configs`` takes the file. Which one a name means is then
+        not told (``split`` says None: unknown)."""
+        current = os.path.abspath(path)
+        for _ in range(levels):
+            if os.path.basename(current) == "__init__.py":
+                folder = os.path.dirname(current)
+                name, parent = os.path.basename(folder), os.path.dirname(folder)
+            else:
+                name, parent = os.path.splitext(os.path.basename(current))[0], os.path.dirname(current)
+            init = os.path.join(parent, "__init__.py")
+            if not os.path.isfile(init) or not self._is_users(init):
+                return False
+            builder, _ = _parse(init, self.source_provider)
+            scope = getattr(builder, "module", None)
+            if scope is None:
+                return False  # unreadable: the module is read as the file (as before)
+            if name in scope.assigns or name in scope.functions or name in scope.classes:
+                return True
+            if name in scope.imports:
+                target = scope.imports[name]
+                if target is None:
+                    return True  # two different imports of the name
+                try:
+                    found = self.split(target, init, quick=True, rebinds=False)
+                except Exception:
+                    return True
+                if found is None or found[1] or os.path.abspath(found[0]) != current:
+                    return True  # `from .v2 import configs`: another module, or a name in one
+            current = init
+        return False
+
+    def package_inits(self, path: str) -> List[str]:
+        """The ``__init__.py`` of each package that encloses the module at
+        ``path``, outermost first: what Python runs before the module when it
+        imports it as part of its package (``pkg.configs`` runs
+        ``pkg/__init__.py`` first). Only the user's files, within the project
+        root."""
+        out: List[str] = []
+        d = os.path.dirname(os.path.abspath(path))
+        if os.path.basename(path) == "__init__.py":
+            d = os.path.dirname(d)  # a package's own __init__ is the module itself
+        for _ in range(12):
+            init = os.path.join(d, "__init__.py")
+            if not os.path.isfile(init) or not self._is_users(init):
+                break
+            out.append(init)
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+        return out[::-1]
+
+    def imports_reach(self, path: str, target: str, limit: int = 24) -> bool:
+        """Whether running the module at ``path`` may import the module at
+        ``target`` (directly, or through the user's modules it imports, their
+        packages' ``__init__`` included), read from their import statements
+        anywhere in the file. True also when that cannot be told (a module
+        over the budget, an import that cannot be placed is not counted)."""
+        seen = {path}
+        todo = [path]
+        while todo:
+            current = todo.pop()
+            resolver = self.resolvers.get(current)
+            builder = getattr(resolver, "b", None) if resolver is not None else None
+            if builder is None:
+                builder, _ = _parse(current, self.source_provider)
+            if builder is None:
+                continue
+            for node in ast.walk(builder.tree):  # type: ignore[attr-defined]
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    module = "." * (node.level or 0) + (node.module or "")
+                    sep = "" if module.endswith(".") else "."
+                    names = ([module] if module.strip(".") else []) + [
+                        module + sep + a.name for a in node.names if a.name != "*"]
+                else:
+                    continue
+                for q in names:
+                    try:
+                        found = self.split(q, current, quick=True)
+                    except Exception:
+                        continue
+                    if found is None:
+                        continue
+                    for p in self.package_inits(found[0]) + [found[0]]:
+                        if p == target:
+                            return True
+                        if p not in seen:
+                            if len(seen) >= limit:
+                                return True
+                            seen.add(p)
+                            todo.append(p)
+        return False
 
     # -- loading -----------------------------------------------------------
     def resolver_for(self, path: str):

@@ -717,7 +717,19 @@ class Expressions:
         if found is None:
             return ImportV(q, self) if via is None else UNKNOWN
         path, rest = found
-        loader = resolver.loader
+        value = self.module_at(path)
+        if value is UNKNOWN:
+            return UNKNOWN
+        ev = value.ev
+        for name in rest:
+            value = ev.getattr_(value, name)
+        return value
+
+    def module_at(self, path: str):
+        """The user's module at ``path`` as a value, evaluated once (to its
+        end, the first time it is asked for); UNKNOWN when it cannot be read,
+        is part of an import cycle or ran out of budget."""
+        loader = self.resolver.loader
         if path in loader.loading:
             # an import cycle: every module on it is unknown (Python fails the import)
             for p in loader.loading[max(1, loader.loading.index(path)):]:
@@ -735,10 +747,7 @@ class Expressions:
             ev = other.evaluator()
             if ev is None or ev.module_frame is None or ev.exhausted or ev.cyclic:
                 return UNKNOWN
-            value = Module(ev)
-            for name in rest:
-                value = ev.getattr_(value, name)
-            return value
+            return Module(ev)
         finally:
             loader.loading.pop()
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from typing import Dict, Optional
 
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget, Interleaved
@@ -19,6 +20,8 @@ from .values import (
 )
 
 MATCH = getattr(ast, "Match", None)  # Python 3.10+
+# the interpreter's own modules, and the two libraries a kernel module is written against
+_NEVER_SHADOWED = frozenset({"sys", "builtins", "tilelang", "tvm"})
 
 
 class Statements:
@@ -325,7 +328,8 @@ class Statements:
             return True
         if t is ast.Import or t is ast.ImportFrom:
             if t is ast.ImportFrom and (stmt.level or any(a.name == "*" for a in stmt.names)):
-                return bool(stmt.level) and not any(a.name == "*" for a in stmt.names)
+                return bool(stmt.level) and not any(a.name == "*" for a in stmt.names) \
+                    and self.in_packages(stmt.level)
             names = [stmt.module] if t is ast.ImportFrom else [a.name for a in stmt.names]
             return all(self.import_assumed(q) for q in names)
         if t is ast.Expr:
@@ -450,6 +454,21 @@ class Statements:
             if _lookup_succeeds(obj, key):
                 return self.deref(obj.entries[key][0] if type(obj) is DictV else obj[key])
         return UNKNOWN
+
+    def in_packages(self, level: int) -> bool:
+        """Whether a relative import of ``level`` dots is taken to succeed:
+        this module's folder and the ``level - 1`` above it are packages
+        (each has an ``__init__.py``). Otherwise it works only in some runs:
+        `python scripts/run.py` has no parent package at all, and an import
+        that climbs into a folder without ``__init__.py`` goes beyond the
+        top-level package unless that folder is imported as a namespace
+        package; a ``try`` around it may take its handler."""
+        folder = os.path.dirname(os.path.abspath(self.filename))
+        for _ in range(level):
+            if not os.path.isfile(os.path.join(folder, "__init__.py")):
+                return False
+            folder = os.path.dirname(folder)
+        return True
 
     def import_assumed(self, q) -> bool:
         """An import taken to succeed: TileLang, TVM, a module of the project."""
@@ -1290,26 +1309,47 @@ class Statements:
             found = loader.split(q, self.filename, quick=True)
         except Exception:
             return
-        if found is None or found[1]:
-            return  # not a module of the project, or a name inside one (its module is checked)
-        other = loader.resolver_for(found[0])
+        if found is None:
+            return  # not a module of the project
+        # Python imports the packages around a module first, each running its
+        # `__init__.py` once (`from ..configs import AUTO` in pkg/kernels/exp.py
+        # runs pkg/__init__.py, which may switch the shared config)
+        for init in loader.package_inits(found[0]):
+            self.run_for_effects(init, frame)
+        if not found[1]:  # (a name inside a module: its module was checked)
+            self.run_for_effects(found[0], frame)
+
+    def run_for_effects(self, path: str, frame: Frame) -> None:
+        """Evaluate the user's module at ``path`` now when its top-level code
+        may change another module (``import_time_effects``)."""
+        loader = self.resolver.loader
+        other = loader.resolver_for(path)
         if other is None or other is self.resolver:
             return
         effects = getattr(other, "import_effects", None)
         if effects is None:
             effects = other.import_effects = import_time_effects(other.b)
-        if effects:
-            # what this module imported so far is bound now (`from .configs import MODE` keeps
-            # the object it got, whatever the other module rebinds later)
-            for name, value in list(frame.vars.items()):
-                if type(value) is ImportV:
-                    frame.vars[name] = self.deref(value)
-            self.deref(ImportV(q, self))
-            ran = other.module_evaluator
-            if ran is None or ran.cyclic or ran.exhausted:
-                # it imports this module back (or could not be read to the end): what it
-                # changes here is not known
-                self.havoc_namespace(frame)
+        if not effects:
+            return
+        # what this module imported so far is bound now (`from .configs import MODE` keeps
+        # the object it got, whatever the other module rebinds later)
+        for name, value in list(frame.vars.items()):
+            if type(value) is ImportV:
+                frame.vars[name] = self.deref(value)
+        back = loader.imports_reach(path, loader.path)
+        self.module_at(path)
+        ran = other.module_evaluator
+        if back or ran is None or ran.cyclic or ran.exhausted:
+            # it imports this module back (it may run before, during or after this one, as
+            # the program's entry point decides), or could not be read to the end: what it
+            # changes is not known, here and in the modules it reached
+            self.havoc_namespace(frame)
+            for r in list(loader.resolvers.values()):
+                ev = getattr(r, "module_evaluator", None)
+                if r is not None and r is not self.resolver and ev is not None and ev.module_frame is not None:
+                    for name in list(ev.module_frame.vars):
+                        havoc(ev.module_frame.vars[name])
+                        ev.module_frame.vars[name] = UNKNOWN
 
     def star_import(self, module: str, frame: Frame) -> None:
         """``from .cfg import *``: the names a module of the user's exports
@@ -1338,8 +1378,26 @@ class Statements:
 
     def import_value(self, q: str):
         if not q.startswith(".") and (q.split(".")[0] in LIBRARY_ROOTS or q.split(".")[0] in DENY):
+            if self.shadowed(q.split(".")[0]):
+                return UNKNOWN
             return LibV(q)
         return ImportV(q, self)
+
+    def shadowed(self, root: str) -> bool:
+        """Whether a file of the user's beside this module has the name of the
+        library ``root`` (``copy.py`` next to ``run.py``): run as a script,
+        Python imports that file instead of the standard library's module
+        (one not loaded at start-up), so what the name holds is not told.
+        TileLang and TVM are always the library's (the TileLang-Ascend
+        repository holds its own ``tilelang/`` package)."""
+        if root in _NEVER_SHADOWED:
+            return False
+        found = self.shadows.get(root)
+        if found is None:
+            here = os.path.dirname(os.path.abspath(self.filename))
+            found = self.shadows[root] = os.path.isfile(os.path.join(here, root + ".py")) or \
+                os.path.isfile(os.path.join(here, root, "__init__.py"))
+        return found
 
     # -- bindings ------------------------------------------------------------
     def assign(self, target, value, frame: Frame, value_node: Optional[ast.expr] = None) -> None:

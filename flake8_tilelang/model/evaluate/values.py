@@ -460,6 +460,22 @@ class ImportV:
         self.ev = ev
 
 
+def same_import(a: ImportV, b: ImportV) -> bool:
+    """Two imports of one name of one file of the user's: ``from .utils
+    import f`` in a ``try`` and ``from utils import f`` in its handler (a
+    module run as part of its package, or as a script)."""
+    if a.q == b.q:
+        return a.ev is b.ev
+    if a.ev is not b.ev:
+        return False
+    try:
+        loader = a.ev.resolver.loader
+        x = loader.split(a.q, a.ev.filename, quick=True)
+        return x is not None and x == loader.split(b.q, b.ev.filename, quick=True)
+    except Exception:  # noqa: B902 - an odd tree: not the same
+        return False
+
+
 class LazyCallV:
     """A call of a function imported from another module, made when its value is needed."""
 
@@ -640,6 +656,8 @@ def join(a, b):
         return a
     if isinstance(a, PLAIN) and isinstance(b, PLAIN):
         return a if type(a) is type(b) and a == b else UNKNOWN
+    if type(a) is ImportV and type(b) is ImportV:
+        return a if same_import(a, b) else UNKNOWN
     if isinstance(a, DictV) and isinstance(b, DictV):
         entries = {}
         loose = set()
