@@ -587,3 +587,41 @@ def test_the_package_or_script_import_idiom_stays_decided(tmp_path):
     kernel.write_text(_EXP_KERNEL % "try:\n    from .utils import AUTO\nexcept ImportError:\n    from utils import AUTO")
     model = build_model(ast.parse(kernel.read_text()), str(kernel))
     assert [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs] == [True]
+
+
+def test_a_config_passed_on_through_another_module_is_read(tmp_path):
+    """`from .configs import DEVELOPER` in kp/__init__.py (the package's
+    public API) then `from kp import DEVELOPER`, and `DEVELOPER2 =
+    dict(_D)` of an imported `_D`: both were unknown."""
+    from flake8_tilelang.model import build_model
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'reexport'\n")
+    kp = tmp_path / "kp"
+    kp.mkdir()
+    (kp / "configs.py").write_text('DEVELOPER = {"tl.ascend_auto_sync": True}\n')
+    (kp / "__init__.py").write_text("from .configs import DEVELOPER  # noqa: F401\n")
+    (kp / "presets.py").write_text("from .configs import DEVELOPER as _D\n\nDEVELOPER2 = dict(_D)\n")
+    for line in ("from kp import DEVELOPER as AUTO", "from kp.presets import DEVELOPER2 as AUTO"):
+        kernel = tmp_path / "run.py"
+        kernel.write_text(_EXP_KERNEL % line)
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        assert [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs] == [True], line
+
+
+def test_the_linted_modules_own_package_init_runs_first(tmp_path):
+    """pkg/kernels/__init__.py turns the switch off; pkg/kernels/exp.py is
+    imported as pkg.kernels.exp, so it runs after it (certain with a
+    relative import; an absolute-only module may also run as a script,
+    without it: unknown)."""
+    from flake8_tilelang.model import build_model
+
+    def states(import_line):
+        _package_project(tmp_path, "", import_line)
+        (tmp_path / "pkg" / "kernels" / "__init__.py").write_text(
+            "from ..configs import AUTO\n\nAUTO[\"tl.ascend_auto_sync\"] = False\n")
+        kernel = tmp_path / "pkg" / "kernels" / "exp.py"
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        return [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs]
+
+    assert states("from ..configs import AUTO") == [False]
+    assert True not in states("from pkg.configs import AUTO") and False not in states("from pkg.configs import AUTO")

@@ -116,6 +116,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         self.module_frame = frame
         try:
             try:
+                self.own_packages(frame)
                 self.block(self.b.tree.body, frame)
             except Abrupt:
                 pass
@@ -303,7 +304,12 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                                                           self.module_frame))
             return value.result
         if isinstance(value, ImportV):
-            value = self.resolve_import(value.q, value)
+            for _ in range(8):
+                # a name another module imported in turn (`from .configs import DEVELOPER` in a
+                # package's __init__.py, re-exported): followed from that module
+                value = value.ev.resolve_import(value.q, value)
+                if type(value) is not ImportV:
+                    break
             if isinstance(value, (ImportV, LazyCallV)):
                 return UNKNOWN
         return value

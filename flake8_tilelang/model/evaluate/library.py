@@ -418,6 +418,7 @@ class Library:
         if q == "dict":
             result = DictV(self.token)
             for a in args:
+                a = self.deref(a)  # `dict(_D)` of a dict imported from another module
                 if isinstance(a, DictV):
                     self.merge_into(result, a)
                 else:

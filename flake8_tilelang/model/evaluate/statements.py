@@ -1319,9 +1319,25 @@ class Statements:
         if not found[1]:  # (a name inside a module: its module was checked)
             self.run_for_effects(found[0], frame)
 
-    def run_for_effects(self, path: str, frame: Frame) -> None:
+    def own_packages(self, frame: Frame) -> None:
+        """The linted module in a package: imported as ``pkg.kernels.exp``,
+        Python runs ``pkg/__init__.py`` and ``pkg/kernels/__init__.py``
+        first. Certain when the module has a relative import (it works only
+        that way); otherwise it may also run as a script, without them: what
+        they change is then unknown."""
+        if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(self.filename)), "__init__.py")):
+            return
+        loader = self.resolver.loader
+        if loader.path != os.path.abspath(self.filename):
+            return  # another module of the project: its packages run where it is imported
+        relative = any(t is not None and t.startswith(".") for t in self.b.module.imports.values())
+        for init in loader.package_inits(self.filename):
+            self.run_for_effects(init, frame, maybe=not relative)
+
+    def run_for_effects(self, path: str, frame: Frame, maybe: bool = False) -> None:
         """Evaluate the user's module at ``path`` now when its top-level code
-        may change another module (``import_time_effects``)."""
+        may change another module (``import_time_effects``); ``maybe``: it
+        may also not have run (what it changes is then unknown)."""
         loader = self.resolver.loader
         other = loader.resolver_for(path)
         if other is None or other is self.resolver:
@@ -1336,7 +1352,7 @@ class Statements:
         for name, value in list(frame.vars.items()):
             if type(value) is ImportV:
                 frame.vars[name] = self.deref(value)
-        back = loader.imports_reach(path, loader.path)
+        back = maybe or loader.imports_reach(path, loader.path)
         self.module_at(path)
         ran = other.module_evaluator
         if back or ran is None or ran.cyclic or ran.exhausted:
