@@ -153,9 +153,38 @@ class Resolver:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             cls = self._class_of(func.value.id, scope)
             if cls is not None:
-                return list(cls.functions.get(func.attr, []))
+                return self._inherited(cls, func.attr)
             if self.lookup(func.value.id, scope)[0] == "import" and depth < _MAX_DEPTH:
                 return self.in_foreign(func, scope, lambda r, n: r.functions_for(n, r.b.module, depth + 1), [])
+        return []
+
+    def _inherited(self, cls: Scope, name: str) -> List[Function]:
+        """The functions ``name`` reaches on ``cls``: its own, else those of
+        its first base class (in this file) that defines it, in the order of
+        its bases, depth first (single and simple multiple inheritance; a
+        base that is not a class of this file, or an attribute the class body
+        assigns, stops the search: not known)."""
+        seen = set()
+        todo = [cls]
+        while todo:
+            c = todo.pop(0)
+            if id(c) in seen or len(seen) >= 16:
+                continue
+            seen.add(id(c))
+            if name in c.functions:
+                return list(c.functions[name])
+            if name in c.assigns or name in c.imports:
+                return []
+            bases = []
+            for base in getattr(c.node, "bases", []):
+                found = self._class_of(base.id, c.parent) if isinstance(base, ast.Name) and base.id not in (
+                    "self", "cls") and c.parent is not None else None
+                if found is None:
+                    if isinstance(base, ast.Name) and base.id == "object":
+                        continue
+                    return []  # a base not known: it may define the name
+                bases.append(found)
+            todo[0:0] = bases
         return []
 
     def _class_of(self, name: str, scope: Scope) -> Optional[Scope]:
