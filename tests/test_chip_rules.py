@@ -377,3 +377,42 @@ def test_a_gpu_style_launch_gets_no_on_chip_finding():
     assert gpu != npu and only(gpu, "TLA101") == []
     explicit = npu.replace("is_npu=True", "is_npu=False")
     assert only(explicit, "TLA101") == []
+
+
+def test_a_buffer_a_macro_allocates_leaves_the_footprint_partial(tmp_path, monkeypatch, capsys):
+    """A UB buffer allocated inside a `T.macro` is not in the buffer table:
+    the footprint is a partial sum and says so (`~`, complete False) rather
+    than showing the kernel's own buffers as the whole (it read 0.0K, as if
+    exact)."""
+    from flake8_tilelang.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(textwrap.dedent('''\
+        import tilelang
+        import tilelang.language as T
+
+
+        @T.macro
+        def scratch_exp(src):
+            tmp = T.alloc_ub((64, 1024), "float32")
+            T.tile.exp(tmp, src)
+
+
+        def k(M, N):
+            @T.prim_func
+            def main(X: T.Tensor((M, N), "float32")):
+                with T.Kernel(M // 64, is_npu=True) as (cid, vid):
+                    x_ub = T.alloc_ub((64, N), "float32")
+                    T.copy(X[cid * 64, 0], x_ub)
+                    scratch_exp(x_ub)
+                    T.copy(x_ub, X[cid * 64, 0])
+
+            return main
+
+
+        kernel = tilelang.compile(k(1024, 256), pass_configs={})
+        '''))
+    assert main(["kernels", "--isolated", "--output-format", "json", "."]) == 0
+    [entry] = json.loads(capsys.readouterr().out)["kernels"]
+    ub = entry["footprint"]["sites"][0]["memories"]["UB"]
+    assert ub["bytes"] == 65536 and ub["complete"] is False

@@ -429,6 +429,8 @@ class SiteFacts:
         # the calls this site compiles (a copy or gemm in a branch it drops is not judged here)
         self.live = {u.key for u in uses if not u.maybe}
         live_allocs = {id(u.use.call) for u in uses if not u.via and not u.maybe and u.prim.startswith("alloc_")}
+        # a buffer a macro allocates is not in the table: the footprint is then a partial sum
+        self.macro_allocs = any(u.via and not u.maybe and u.prim.startswith("alloc_") for u in uses)
         self.buffers: Dict[str, Buffer] = {}
         for name, u in facts.alloc_uses.items():
             if id(u.use.call) not in live_allocs:
@@ -536,7 +538,7 @@ class SiteFacts:
         # touched is left out too, so the total stays a lower bound
         bufs = [b for b in self.buffers.values() if b.memory == memory and b.first is not None]
         known = [b for b in bufs if b.bytes is not None]
-        complete = len(known) == len(bufs)
+        complete = len(known) == len(bufs) and not self.macro_allocs
         planning = self.site.planning()
         result = Footprint(memory, None, None, known, complete)
         if planning is False:
