@@ -546,6 +546,9 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     # compile site has none to read
     ev = resolver.evaluator() if prims or builder.sites else None
     kernels: Dict[int, Kernel] = {}
+    if ev is not None:
+        for fn in prims:
+            _scope_names(fn, ev)
     for fn in prims:
         raw = list(_kernel_uses(fn, resolver))
         uses = [u for u in (settle_use(u, resolver) for u in raw) if u is not None]
@@ -611,6 +614,44 @@ def build_model(tree: ast.Module, filename: str) -> FileModel:
     model = FileModel(filename, True, ordered, sites, resolver, refs, all_uses)
     model.foreign = sorted(foreign.values(), key=lambda k: (k.compiled_at.lineno, k.line))  # type: ignore[union-attr]
     return model
+
+
+def _scope_names(fn: Function, ev) -> None:
+    """``with T.Scope(side):`` in a kernel, ``side`` a name (``side = "C" if
+    cube else "V"`` in the factory, a module constant): the string it holds
+    in every frame this file compiles the kernel in, when they agree (a
+    compile with arguments not told, or none, leaves it unknown), becomes
+    the side of what the block holds, as a literal would (the build read it
+    as "?": some scope, not told which)."""
+    scopes = [u for u in fn.uses if u.prim == "Scope" and u.scope_name == "?" and u.with_stmt is not None
+              and isinstance(u.call, ast.Call)]
+    if not scopes:
+        return
+    frames = _frames_compiled_here(ev, fn)
+    if None in frames or len(frames) >= 16:
+        return
+    for su in sorted(scopes, key=lambda u: (u.with_stmt.lineno, u.with_stmt.col_offset)):
+        arg = argument(su.call, 0, "name")
+        if arg is None:
+            continue
+        names = {ev.answer(arg, fn, frame) for frame in frames}
+        name = names.pop() if len(names) == 1 else None
+        if not isinstance(name, str):
+            continue
+        body = su.with_stmt.body
+        start = (body[0].lineno, body[0].col_offset)
+        end = (su.with_stmt.end_lineno, su.with_stmt.end_col_offset)
+
+        def inside(node) -> bool:
+            at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+            return start <= at <= end
+
+        for u in fn.uses:
+            if u.scope_kind == "?" and u is not su and inside(u.call):
+                u.scope_kind = name
+        for call in fn.local_calls:
+            if fn.call_scope_kinds.get(id(call)) == "?" and inside(call):
+                fn.call_scope_kinds[id(call)] = name
 
 
 MAX_FOREIGN = 16  # kernels of other modules judged in one file (per compile call), at most

@@ -165,7 +165,10 @@ Reports a Cube op (`T.gemm_v0`, `T.mma`, a copy touching an `alloc_L1`/
 `T.reduce_*`, a copy touching an `alloc_ub` buffer) inside `T.Scope("C")`,
 directly or through a macro. Only Expert allocations count: the compiler
 infers the core of `alloc_shared`/`alloc_fragment` buffers. Only scopes named
-exactly "C" or "V" are judged (TLA030 reports the others). A `T.tile.*` name
+exactly "C" or "V" are judged (TLA030 reports the others); a name passed as a
+Python value (`T.Scope(side)`, `side = "C" if cube else "V"` in the factory,
+or a module constant) is judged by the string it holds in every frame the
+file compiles the kernel in, when they agree. A `T.tile.*` name
 TileLang-Ascend does not define (a fork's `T.tile.im2col`, which is Cube work)
 has no known core and is not judged.
 """,
