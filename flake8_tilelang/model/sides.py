@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Tuple
 
-from .calls import bind_arguments
+from .calls import bind_arguments, parameter_default
 from .nodes import STORE, Function, Scope
 
 # The one table of which core a buffer lives on. Expert allocations say it
@@ -68,10 +68,22 @@ def trace(expr: Optional[ast.expr], ku, kernel_func: Function) -> Tuple[Optional
         if name is None or name not in owner.params:
             break
         hop = ku.via[level - 1]
-        expr = bind_arguments(hop.macro.node, hop.call).get(name)
+        bound = bind_arguments(hop.macro.node, hop.call)
+        expr = bound.get(name)
+        if expr is None and hop.macro.cls is None and _all_told(hop.call):
+            # not passed: the parameter's default (`def sync_pair(buf, eid=8)`), when it is a
+            # literal (a name in it is read when the def runs, which the caller's scope is not)
+            default = parameter_default(hop.macro.node, name)
+            if isinstance(default, ast.Constant):
+                return default, hop.caller
         owner = hop.caller
         level -= 1
     return expr, owner
+
+
+def _all_told(call: ast.Call) -> bool:
+    """No `*args` / `**kwargs` in the call: what it does not pass is not passed."""
+    return not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords)
 
 
 def _base_name(expr: Optional[ast.expr]) -> Optional[str]:

@@ -326,7 +326,8 @@ def gm_slice_scalar_last_dim(model) -> Iterator[Report]:
 Reports a `T.set_flag(src, dst, id)` or `T.wait_flag(src, dst, id)` whose
 event id is provably a constant outside 0-7 (a literal, a module constant,
 a factory argument at a call site, a member of an `IntEnum` sync table),
-also when a `@T.macro` makes the call with an id the kernel passes (the
+also when a `@T.macro` makes the call with an id the kernel passes, or
+with its parameter's literal default when the call leaves it out (the
 finding is on the kernel's macro call). An id that depends on the call
 site (`base + 2` with the factory's `base`) is judged at each site, and the
 finding names the first site where it is out of range. Ids computed from
