@@ -625,3 +625,17 @@ def test_the_linted_modules_own_package_init_runs_first(tmp_path):
 
     assert states("from ..configs import AUTO") == [False]
     assert True not in states("from pkg.configs import AUTO") and False not in states("from pkg.configs import AUTO")
+
+
+def test_a_type_checking_block_never_runs(tmp_path):
+    """`if TYPE_CHECKING:` (from typing, or `typing.TYPE_CHECKING`) is False
+    at run time: a rebinding under it does not make the config unknown."""
+    from flake8_tilelang.model import build_model
+
+    kernel = tmp_path / "run.py"
+    for line in ("from typing import TYPE_CHECKING\n\nAUTO = {'tl.ascend_auto_sync': True}\n"
+                 "if TYPE_CHECKING:\n    from .stubs import AUTO",
+                 "import typing\n\nAUTO = {'tl.ascend_auto_sync': True}\nif typing.TYPE_CHECKING:\n    AUTO = {}"):
+        kernel.write_text(_EXP_KERNEL % line)
+        model = build_model(ast.parse(kernel.read_text()), str(kernel))
+        assert [c.state("tl.ascend_auto_sync") for k in model.kernels for c in k.configs] == [True], line

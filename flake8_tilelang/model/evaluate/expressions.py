@@ -10,6 +10,7 @@ from typing import Optional
 from ... import constants as C
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, format_fits, int_result_fits, size_of
 from .frames import Abrupt, Frame, Undecided
+from .values import LIBRARY_CONSTANTS
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
     ExecutorV, IterV,
@@ -579,7 +580,8 @@ class Expressions:
             if obj.q in C.PASS_CONFIG_KEY_CLASSES:
                 value = C.PASS_CONFIG_ENUM.get(attr)
                 return key_member(attr, value) if value is not None else BadKey(attr)
-            return LibV(obj.q + "." + attr)
+            q = obj.q + "." + attr
+            return LIBRARY_CONSTANTS[q] if q in LIBRARY_CONSTANTS else LibV(q)
         if isinstance(obj, ImportV):
             return ImportV(obj.q + "." + attr, obj.ev)  # followed when used
         if type(obj) is NamespaceV:

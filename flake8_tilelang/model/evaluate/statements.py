@@ -8,6 +8,7 @@ from typing import Dict, Optional
 from .budget import MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget, Interleaved
 from .frames import Abrupt, Frame, Undecided
 from .library import DENY, LIBRARY_ROOTS, import_time_effects
+from .values import LIBRARY_CONSTANTS
 from .values import (
     KW_UNKNOWN, MISSING, PLAIN, UNKNOWN, BoundV, ClassV, DictV, EnumMemberV, FuncV, GenCtxCallV, ImportV, InstanceV,
     ExecutorV, IterV, JitV, LibV, ListV,
@@ -1396,7 +1397,7 @@ class Statements:
         if not q.startswith(".") and (q.split(".")[0] in LIBRARY_ROOTS or q.split(".")[0] in DENY):
             if self.shadowed(q.split(".")[0]):
                 return UNKNOWN
-            return LibV(q)
+            return LIBRARY_CONSTANTS[q] if q in LIBRARY_CONSTANTS else LibV(q)
         return ImportV(q, self)
 
     def shadowed(self, root: str) -> bool:

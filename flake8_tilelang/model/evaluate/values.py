@@ -610,6 +610,8 @@ class Module:
 
 
 PLAIN = (int, float, str, bool, bytes, type(None))
+# Library names whose value at run time is one constant (`if TYPE_CHECKING:` never runs).
+LIBRARY_CONSTANTS = {"typing.TYPE_CHECKING": False, "typing_extensions.TYPE_CHECKING": False}
 # methods of a dict, list or set that change it in place
 MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "append", "extend", "insert",
                       "remove", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"})
