@@ -1102,6 +1102,8 @@ class Statements:
                 return PropertyV(value, cached=True)
             if deco.q in ("staticmethod", "classmethod") and isinstance(value, JitV):
                 return value
+            if deco.q == "staticmethod" and isinstance(value, MacroV):
+                return value  # read through the class or an instance, the macro as it is
             if isinstance(value, FuncV) and value.fn.is_macro and deco.q.startswith("tilelang.language.") \
                     and deco.q.endswith(".macro"):
                 return MacroV(value.fn, value.closure)
