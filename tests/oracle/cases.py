@@ -1009,4 +1009,65 @@ for name, cfg in (("expert", EXPERT), ("combine", COMBINE)):
     # after the first turn every module name is unknown: the second compile is not followed
     globals()[name + "_kernel"] = tilelang.compile(build(64), pass_configs=cfg)
 """, None),
+    Case("registry_keyed_by_the_class_name_in_init_subclass", """
+REGISTRY = {}
+
+
+class Base:
+    pass_configs = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+    def __init_subclass__(cls):
+        REGISTRY[cls.__name__] = cls
+
+    def build(self):
+        return tilelang.compile(build(64), pass_configs=self.pass_configs)
+
+
+class Fused(Base):
+    pass_configs = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+Base().build()
+REGISTRY["Fused"]().build()   # cls.__name__ was unknown: this compile was lost, the site decided off
+""", None),
+    Case("class_read_through_globals_then_its_method_called", """
+class Base:
+    pass_configs = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+    def build(self):
+        return tilelang.compile(build(64), pass_configs=self.pass_configs)
+
+
+class Fused(Base):
+    pass_configs = {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+
+
+Base().build()
+globals()["Fused"]().build()   # a class handed out: its methods may run with what is not known
+""", None),
+    Case("defaultdict_factory_hands_back_a_module_dict", """
+import collections
+
+DEFAULT = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+PER_KERNEL = collections.defaultdict(lambda: DEFAULT)
+PER_KERNEL["softmax"][PassConfigKey.TL_ASCEND_AUTO_SYNC] = True   # DEFAULT itself
+k1 = tilelang.compile(build(64), pass_configs=DEFAULT)
+""", None),
+    Case("dict_update_handed_to_map_and_a_thread", """
+import concurrent.futures
+import threading
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+list(map(CFG.update, [{PassConfigKey.TL_ASCEND_AUTO_SYNC: True}]))
+k1 = tilelang.compile(build(64), pass_configs=CFG)
+CFG2 = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+probe = threading.Thread(target=CFG2.update, kwargs={"tl.ascend_auto_sync": True})
+probe.start()
+probe.join()
+k2 = tilelang.compile(build(64), pass_configs=CFG2)
+CFG3 = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    list(pool.map(CFG3.update, [{PassConfigKey.TL_ASCEND_AUTO_SYNC: True}]))
+k3 = tilelang.compile(build(64), pass_configs=CFG3)
+""", None),
 ]

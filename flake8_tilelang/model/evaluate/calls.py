@@ -13,6 +13,7 @@ from ..nodes import Function
 from .budget import MAX_DEPTH, MAX_LEN, MAX_SIZE, MAX_UNROLL, MAX_WHILE, Budget
 from .frames import Abrupt, Frame, Undecided
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
+from .values import MUTATORS
 from .values import (
     MISSING, BoundV, ClassV, DictV, ExecutorV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
@@ -405,6 +406,13 @@ class Calls:
                 elif tv is BoundV:
                     held = True
                     callables = callables or type(value.func) is FuncV
+                    if type(value.func) is LibV and value.func.q.rsplit(".", 1)[-1] in MUTATORS \
+                            and func.q not in _LOOKS_ONLY:
+                        # `map(CFG.update, PARTS)`, `Thread(target=CFG.update, ...)`: the library
+                        # calls the dict's own method, now or later, with what it is given
+                        if havoc_deep(value.obj):
+                            self.effects += 1
+                        self.escape((value.obj,))
                 elif tv is FuncV or tv is LambdaV:
                     callables = True
                 elif value is UNKNOWN:
@@ -1159,6 +1167,9 @@ class Calls:
             return None
         fn = args[0] if args else None
         if fn is None or not _callable_of_user(fn):
+            if type(fn) is BoundV and type(fn.func) is LibV and fn.func.q.rsplit(".", 1)[-1] in MUTATORS \
+                    and havoc_deep(fn.obj):
+                self.effects += 1  # `pool.map(CFG.update, parts)`: the dict's own method runs
             self.escape(args + tuple(v[0] for v in kwargs.values()), calls=True)
             return UNKNOWN
         calls: list = []

@@ -15,8 +15,8 @@ from .frames import Abrupt, Frame
 from .library import Event, inert_function
 from .sites import names_read
 from .values import (
-    JOINED, PLAIN, ClassV, DictV, DictViewV, FuncV, ImportV, IterV, InstanceV, LazyCallV, ListV, PENDING,
-    UNKNOWN, havoc_deep, join_vars,
+    JOINED, PLAIN, BoundV, ClassV, DictV, DictViewV, FuncV, ImportV, IterV, InstanceV, LazyCallV, ListV, PENDING,
+    UNKNOWN, LambdaV, Module, havoc_deep, join_vars,
     reachable, user_function,
 )
 from .answers import Answers
@@ -330,9 +330,56 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
                 self.escaped.append(c)
         for v in values if calls else ():
             for f in (v if type(v) is tuple else (v,)):
+                if type(f) is ClassV and id(f) not in self.escaped_ids:
+                    # a class handed out (`globals()[name]`, a registry read with a key not
+                    # known): what is not followed may instantiate it and call its methods
+                    self.escaped_ids.add(id(f))
+                    for c in f.mro() or (f,):
+                        for m in c.attrs.values():
+                            if type(m) is FuncV and id(m) not in self.escaped_ids and len(self.escaped_calls) < 16:
+                                self.escaped_ids.add(id(m))
+                                self.escaped_calls.append(m)
+                    continue
                 if user_function(f) and id(f) not in self.escaped_ids and len(self.escaped_calls) < 16:
                     self.escaped_ids.add(id(f))
                     self.escaped_calls.append(f)
+                    # what it may hand back when called later (`defaultdict(lambda: DEFAULT)`):
+                    # the containers its free names hold
+                    for c in reachable(self.free_values(f)):
+                        if id(c) not in self.escaped_ids:
+                            self.escaped_ids.add(id(c))
+                            self.escaped.append(c)
+
+    def free_values(self, f) -> list:
+        """What the names a function of the user's reads from outside itself
+        (its closure, the module's globals, and a bound method's object) hold
+        now: anything it could return or change when called later."""
+        out: list = []
+        if type(f) is BoundV:
+            out.append(f.obj)
+            f = f.func
+        if type(f) is FuncV:
+            names: set = set()
+            todo = [f.fn]
+            while todo and len(names) < 256:
+                fn = todo.pop()
+                names |= fn.loaded - fn.bound
+                todo.extend(fn.children)
+            closure = f.closure
+            out.extend(f.defaults.values())
+        elif type(f) is LambdaV:
+            params = {a.arg for a in ast.walk(f.node.args) if isinstance(a, ast.arg)}
+            names = {n.id for n in ast.walk(f.node.body) if isinstance(n, ast.Name)} - params
+            closure = f.closure
+        else:
+            return out
+        for name in sorted(names):
+            value = self.deref(self.lookup(name, closure)) if closure is not None else UNKNOWN
+            if type(value) is Module and value.ev.module_frame is not None:
+                out.extend(value.ev.module_frame.vars.values())  # `configs.AUTO` through the module
+            else:
+                out.append(value)
+        return out
 
     def consume_unknown(self) -> None:
         """A value not known is iterated: it may be a generator (or generator

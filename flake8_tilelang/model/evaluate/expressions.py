@@ -610,6 +610,8 @@ class Expressions:
         if isinstance(obj, ClassV):
             value = obj.lookup(attr)
             if value is MISSING:
+                if attr == "__name__" and obj.scope is not None and not obj.opaque:
+                    return obj.scope.name  # `REGISTRY[cls.__name__] = cls` in `__init_subclass__`
                 return obj.fields if attr == "_fields" and obj.kind == "namedtuple" and not obj.opaque else UNKNOWN
             if isinstance(value, FuncV) and value.kind == "class":
                 return BoundV(value, obj)
