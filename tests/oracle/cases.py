@@ -1070,4 +1070,78 @@ with concurrent.futures.ThreadPoolExecutor(1) as pool:
     list(pool.map(CFG3.update, [{PassConfigKey.TL_ASCEND_AUTO_SYNC: True}]))
 k3 = tilelang.compile(build(64), pass_configs=CFG3)
 """, None),
+    Case("pass_context_and_contextmanager_entered_through_an_exit_stack", """
+import contextlib
+
+import tvm
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+@contextlib.contextmanager
+def flip(value):
+    old = CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC]
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = value
+    try:
+        yield CFG
+    finally:
+        CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = old
+
+
+with contextlib.ExitStack() as stack:
+    stack.enter_context(tvm.transform.PassContext(config={PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True}))
+    lowered = tilelang.lower(build(64))                       # planning on: the stack's context
+    cfg = stack.enter_context(flip(True))
+    k1 = tilelang.compile(build(64), pass_configs=cfg)        # sync on: flip ran to its yield
+    stack.callback(CFG.__setitem__, PassConfigKey.TL_ASCEND_MEMORY_PLANNING, True)
+k2 = tilelang.compile(build(64), pass_configs=CFG)            # restored, then the callback's store
+lowered_after = tilelang.lower(build(64))                     # the stack closed: no context
+""", None),
+    Case("contextmanager_entered_and_left_by_hand", """
+import contextlib
+
+CFG = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+@contextlib.contextmanager
+def flip(value):
+    old = CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC]
+    CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = value
+    try:
+        yield
+    finally:
+        CFG[PassConfigKey.TL_ASCEND_AUTO_SYNC] = old
+
+
+cm = flip(True)
+cm.__enter__()                                                # setUp
+k1 = tilelang.compile(build(64), pass_configs=CFG)
+cm.__exit__(None, None, None)                                 # tearDown
+k2 = tilelang.compile(build(64), pass_configs=CFG)
+""", None),
+    Case("switch_set_through_a_data_descriptor", """
+class Field:
+    def __init__(self, key):
+        self.key = key
+
+    def __get__(self, obj, objtype=None):
+        return obj.configs.get(self.key, False)
+
+    def __set__(self, obj, value):
+        obj.configs[self.key] = value
+
+
+class Opts:
+    auto_sync = Field(PassConfigKey.TL_ASCEND_AUTO_SYNC)
+    planning = Field(PassConfigKey.TL_ASCEND_MEMORY_PLANNING)
+
+    def __init__(self):
+        self.configs = {PassConfigKey.TL_ASCEND_AUTO_SYNC: False}
+
+
+o = Opts()
+o.auto_sync = True                                            # Field.__set__ stores into o.configs
+k1 = tilelang.compile(build(64), pass_configs=o.configs)
+k2 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_MEMORY_PLANNING: o.planning})
+""", None),
 ]

@@ -15,7 +15,7 @@ from .frames import Abrupt, Frame, Undecided
 from .library import EFFECT_FREE_BUILTINS, FOREIGN_ROOTS, OPERATOR_BINOPS, Event, alternatives, inert_function
 from .values import MUTATORS
 from .values import (
-    MISSING, BoundV, ClassV, DictV, ExecutorV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
+    MISSING, BoundV, ClassV, DictV, ExecutorV, ExitStackV, FuncV, GenCtxCallV, GenCtxV, ImportV, InstanceV, IterV, JitDecoV, JitV, KW_UNKNOWN,
     DICT_READS, PENDING, DeferredCallV, DictViewV, EnumMemberV, ListV, NamespaceV,
     LambdaV, LazyCallV, LibV, ParamsV, PartialV, PassContextV, PassDecoV, PropertyV, STAR_UNKNOWN, UNKNOWN,
     JOINED, PLAIN, CachedV, EnumMemberV as _Member, SuperV, hashable, havoc_deep,
@@ -450,6 +450,21 @@ class Calls:
         if isinstance(func, BoundV):
             if type(func.obj) is ExecutorV:
                 return self.executor_call(func.func.q, args, kwargs, node, frame)
+            if type(func.obj) is ExitStackV:
+                return self.exit_stack_call(func.func.q, func.obj, args, kwargs, node, frame)
+            if type(func.obj) is GenCtxCallV:
+                # `cm.__enter__()` / `cm.__exit__(None, None, None)` of a contextmanager: as a
+                # one-item ExitStack kept for it
+                entry = self.entered_by_hand.get(id(func.obj))
+                if func.func.q.endswith("__enter__"):
+                    if entry is None:
+                        entry = self.entered_by_hand[id(func.obj)] = (func.obj, ExitStackV())
+                    return self.exit_stack_call("enter_context", entry[1], (func.obj,), kwargs,
+                                                ast.Call(func=node, args=[node], keywords=[]), frame)
+                if entry is not None:
+                    del self.entered_by_hand[id(func.obj)]
+                    self.close_stack(entry[1], "normal" if not args or args[0] is None else "raise")
+                return False
             if isinstance(func.func, LibV):
                 result = self.method(func.func.q, func.obj, args, kwargs, node)
                 obj = func.obj
@@ -1155,6 +1170,72 @@ class Calls:
             return UNKNOWN
 
         return tuple(hand(a) for a in args), {k: (hand(v[0]),) + tuple(v[1:]) for k, v in kwargs.items()}
+
+    def exit_stack_call(self, q: str, stack, args: tuple, kwargs, node, frame: Frame):
+        """``stack.enter_context(cm)`` enters ``cm`` now, as a ``with`` item
+        would (a PassContext stays current, a contextmanager of the user's runs
+        to its ``yield``), and keeps its exit; ``stack.callback(f, *a)`` and
+        ``stack.push(exit)`` keep a call; ``close()`` runs them, last first;
+        ``pop_all()`` moves them to a new stack. Another method: what it is
+        given is handed out."""
+        self.effects += 1
+        name = q.rsplit(".", 1)[-1]
+        if KW_UNKNOWN in kwargs or any(a is STAR_UNKNOWN for a in args):
+            name = ""
+        if name == "enter_context" and len(args) == 1 and not kwargs:
+            value = self.deref(args[0])
+            expr = node.args[0] if isinstance(node, ast.Call) and len(node.args) == 1 else None
+            helper = self.enter_helper(value, expr) if expr is not None else None
+            if helper is not None:
+                contexts, leave, _may, bound = helper
+                self.contexts.extend(contexts)
+                stack.contexts.extend(contexts)
+                if leave is not None:
+                    stack.exits.append(leave)
+                return bound
+            ctx = self.context_of(expr, value, frame) if expr is not None else UNKNOWN
+            if ctx is not None:
+                self.contexts.append(ctx)
+                stack.contexts.append(ctx)
+            return value if isinstance(value, PassContextV) else UNKNOWN
+        if name == "callback" and args:
+            fn, rest = args[0], args[1:]
+            stack.exits.append(lambda ending: self.call_value(fn, rest, kwargs, node, frame))
+            return fn
+        if name == "push" and len(args) == 1 and not kwargs:
+            fn = args[0]
+            stack.exits.append(lambda ending: self.call_value(fn, (None, None, None), {}, node, frame))
+            return fn
+        if name in ("close", "__exit__"):
+            self.close_stack(stack, "normal")
+            return None if name == "close" else False
+        if name == "__enter__" and not args:
+            return stack
+        if name == "pop_all" and not args:
+            moved = ExitStackV()
+            moved.exits, stack.exits = stack.exits, []
+            moved.contexts, stack.contexts = stack.contexts, []
+            return moved
+        # anything else (`enter_async_context`, arguments not told): its exits are not
+        # told either; what it was given may be called or changed later
+        self.escape(args + tuple(v[0] for v in kwargs.values()), calls=True)
+        for value in args:
+            if user_function(value):
+                self.maybe_call(value, node, frame)
+        self.touch_unknown()
+        return UNKNOWN
+
+    def close_stack(self, stack, ending: str) -> None:
+        """The exits of an ExitStack, last first, and its PassContexts left."""
+        for ctx in reversed(stack.contexts):
+            for i in range(len(self.contexts) - 1, -1, -1):
+                if self.contexts[i] is ctx:
+                    del self.contexts[i]
+                    break
+        stack.contexts = []
+        exits, stack.exits = stack.exits, []
+        for leave in reversed(exits):
+            leave(ending)
 
     def executor_call(self, q: str, args: tuple, kwargs, node, frame: Frame):
         """``ex.map(build, CONFIGS)``, ``ex.starmap``, ``ex.submit(build, cfg)``,

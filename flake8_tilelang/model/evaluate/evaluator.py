@@ -85,6 +85,7 @@ class Evaluator(Statements, Expressions, Calls, Library, Answers):
         # NamespaceV / DeferredCallV values made so far: a call's arguments are
         # searched for them only when some exist (see call_value)
         self.handles = 0
+        self.entered_by_hand: Dict[int, tuple] = {}  # id(contextmanager call) -> (it, its ExitStackV)
         self.shadows: Dict[str, bool] = {}  # library name -> a file of the user's beside this one has it
         self.namespace_class: Optional[ClassV] = None  # types.SimpleNamespace, made when first used
         self.field_class: Optional[ClassV] = None  # dataclasses.Field, made when first used

@@ -13,7 +13,7 @@ from .frames import Abrupt, Frame, Undecided
 from .values import LIBRARY_CONSTANTS
 from .values import (
     MISSING, PLAIN, UNKNOWN, BadKey, BoundV, ClassV, DictV, DictViewV, EnumMemberV, FuncV, ImportV, InstanceV, LambdaV, LazyCallV,
-    ExecutorV, IterV,
+    ExecutorV, ExitStackV, GenCtxCallV, IterV,
     DICT_READS, DeferredCallV, KeyMember, NamespaceV, key_member,
     LibV, Module, PassContextV, PropertyV, equal_refs, hashable, find_in, join, join_vars, mklist, plain, record_items, seq_known, spoil,
     truth, havoc, CachedV, SuperV, MUTATORS, merge_entries, lost,
@@ -595,6 +595,10 @@ class Expressions:
             return UNKNOWN
         if type(obj) is ExecutorV:
             return BoundV(LibV("executor." + attr), obj)
+        if type(obj) is ExitStackV:
+            return BoundV(LibV("contextlib.ExitStack." + attr), obj)
+        if type(obj) is GenCtxCallV and attr in ("__enter__", "__exit__"):
+            return BoundV(LibV("contextmanager." + attr), obj)  # entered by hand (setUp / tearDown)
         if isinstance(obj, str):
             if type(obj) is KeyMember and attr in ("value", "name"):
                 return obj.value if attr == "value" else obj.member_name
@@ -617,6 +621,8 @@ class Expressions:
                 return BoundV(value, obj)
             if type(value) is PropertyV:
                 return UNKNOWN  # the property object itself
+            if type(value) is InstanceV and (value.opaque or value.cls.lookup("__get__") is not MISSING):
+                return UNKNOWN  # a descriptor read through the class: what its __get__ gives
             return value
         if isinstance(obj, EnumMemberV):
             if attr == "value":
@@ -652,6 +658,12 @@ class Expressions:
                     return BoundV(LibV("namedtuple." + attr), obj)
             if value is MISSING or obj.opaque:
                 return UNKNOWN  # an attribute its constructor (or a base's) may have set
+            if type(value) is InstanceV and (value.opaque or value.cls.lookup("__get__") is not MISSING):
+                # a descriptor of the class (`auto_sync = Field(KEY)`): its __get__ gives the value
+                getter = value.cls.lookup("__get__") if not value.opaque else UNKNOWN
+                if type(getter) is FuncV and not getter.kind:
+                    return self.deref(self.call_value(getter, (value, obj, obj.cls), {}, None, self.module_frame))
+                return UNKNOWN
             return value
         if isinstance(obj, Module):
             return obj.get(attr)

@@ -21,7 +21,7 @@ from .frames import Abrupt, Frame
 from .values import (
     KW_UNKNOWN, PLAIN, STAR_UNKNOWN, UNKNOWN, BadKey, BoundV, CachedV, ClassV, DictV, FuncV, JitDecoV, JitV, KernelsV,
     KernelV, LambdaV, ListV,
-    EnumMemberV, ExecutorV, InstanceV, LibV, NamespaceV, ParamSetV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
+    EnumMemberV, ExecutorV, ExitStackV, InstanceV, LibV, NamespaceV, ParamSetV, ParamsV, PartialV, PassContextV, PassDecoV, as_bool, hashable, havoc, plain_str,
     kernels_of, mklist, plain, raw_of, record_items, seq_known, spoil, truth, MISSING,
 )
 
@@ -371,6 +371,8 @@ class Library:
             return JitDecoV(kw, node, unknown)
         if q in _EXECUTORS:
             return ExecutorV()
+        if q == "contextlib.ExitStack" and not args and not kwargs:
+            return ExitStackV()
         if q == "pytest.mark.parametrize":
             return self.parametrize(args, kwargs)
         if q == "pytest.param":

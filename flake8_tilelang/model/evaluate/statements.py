@@ -14,9 +14,9 @@ from .values import (
     ExecutorV, IterV, JitV, LibV, ListV,
     DictViewV, MacroV, Module,
     PropertyV,
-    DeferredCallV, NamespaceV,
+    DeferredCallV, ExitStackV, NamespaceV,
     PassContextV,
-    MUTATORS, equal_refs, hashable, havoc, join, lost, join_vars, mklist, record_items, seq_known, spoil_entries, taint_links,
+    MUTATORS, equal_refs, hashable, havoc, havoc_deep, join, lost, join_vars, mklist, record_items, seq_known, spoil_entries, taint_links,
     truth,
 )
 
@@ -69,12 +69,16 @@ class Statements:
             suppress = False
             ending = "normal"
             exits: list = []  # __exit__ of the user's context managers entered, innermost last
+            stacks: list = []  # ExitStacks entered: closed when the block ends
             try:
                 for item in node.items:
                     value = self.expr(item.context_expr, frame)
                     helper = self.enter_helper(value, item.context_expr) if t is ast.With else None
                     bound = UNKNOWN
-                    if helper is not None:
+                    if type(self.deref(value)) is ExitStackV and t is ast.With:
+                        bound = self.deref(value)
+                        stacks.append(bound)
+                    elif helper is not None:
                         # a helper of the user's that enters PassContexts (also from another module)
                         contexts, leave, may, bound = helper
                         self.contexts.extend(contexts)
@@ -104,6 +108,8 @@ class Statements:
                 if e.kind != "raise" or not suppress:
                     raise
             finally:
+                for stack in reversed(stacks):
+                    self.close_stack(stack, ending)  # what it entered is on top
                 if entered:
                     del self.contexts[-entered:]
                 for leave in reversed(exits):
@@ -1480,6 +1486,15 @@ class Statements:
                 self.call_value(hook.setter, (obj, value), {}, None, self.module_frame)
             elif type(hook) is PropertyV and hook.setter is None and obj.cls.lookup("__setattr__") is MISSING:
                 raise Abrupt("raise")  # AttributeError: a property without a setter
+            elif type(hook) is InstanceV and (hook.opaque or hook.cls.lookup("__set__") is not MISSING):
+                # a data descriptor of the class (`auto_sync = Field(KEY)`): its __set__ decides
+                setter = hook.cls.lookup("__set__") if not hook.opaque else UNKNOWN
+                if type(setter) is FuncV and not setter.kind and obj.cls.lookup("__setattr__") is MISSING:
+                    self.call_value(setter, (hook, obj, value), {}, None, self.module_frame)
+                else:
+                    if havoc_deep(obj, hook):
+                        self.effects += 1
+                    self.touch_unknown()
             elif hook is UNKNOWN or type(hook) is PropertyV or obj.cls.lookup("__setattr__") is not MISSING:
                 # a descriptor not modelled or a __setattr__ decides what is kept, and may
                 # change anything else of the object

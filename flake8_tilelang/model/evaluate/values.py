@@ -430,6 +430,20 @@ class IterV:
         self.mark = 0
 
 
+class ExitStackV:
+    """``contextlib.ExitStack()``: the context managers ``enter_context``
+    entered through it (their PassContexts stay current) and the exits
+    ``callback``/``push``/``enter_context`` registered, run last first when
+    the stack closes (the end of its ``with``, ``close()``); ``pop_all()``
+    hands them to a new stack (see ``Calls.exit_stack_call``)."""
+
+    __slots__ = ("exits", "contexts")
+
+    def __init__(self):
+        self.exits: list = []  # callables taking how the block ended ("normal", "raise", ...)
+        self.contexts: list = []  # PassContexts entered through it, on the evaluator's stack
+
+
 class ExecutorV:
     """A pool that runs the functions it is given: ``ThreadPoolExecutor()``,
     ``ProcessPoolExecutor()``, ``multiprocessing.Pool()`` (``with ... as ex``
