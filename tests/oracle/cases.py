@@ -1144,4 +1144,38 @@ o.auto_sync = True                                            # Field.__set__ st
 k1 = tilelang.compile(build(64), pass_configs=o.configs)
 k2 = tilelang.compile(build(64), pass_configs={PassConfigKey.TL_ASCEND_MEMORY_PLANNING: o.planning})
 """, None),
+    Case("match_class_patterns_on_classes_of_the_module", """
+import dataclasses
+
+
+class Strategy:
+    pass
+
+
+class Auto(Strategy):
+    pass
+
+
+@dataclasses.dataclass
+class Manual(Strategy):
+    planning: bool = False
+
+
+def configs_for(strategy):
+    match strategy:
+        case Auto():
+            return {PassConfigKey.TL_ASCEND_AUTO_SYNC: True}
+        case Manual(planning=True):
+            return {PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True}
+        case Manual(planning=p):
+            return {PassConfigKey.TL_ASCEND_MEMORY_PLANNING: p}
+        case str():
+            return {}
+    return None
+
+
+k1 = tilelang.compile(build(64), pass_configs=configs_for(Auto()))
+k2 = tilelang.compile(build(64), pass_configs=configs_for(Manual(True)))
+k3 = tilelang.compile(build(64), pass_configs=configs_for(Manual()))
+""", None),
 ]

@@ -1000,6 +1000,8 @@ class Statements:
         """``case str():``, ``case int(n):``: a builtin type (one positional
         pattern matches the subject itself); other classes are not read."""
         cls = self.deref(self.expr(pat.cls, frame))
+        if type(cls) is ClassV:
+            return self.user_class_pattern(cls, pat, subject, frame, binds)
         types = _BUILTIN_TYPES.get(cls.q) if type(cls) is LibV else None
         if types is None or pat.kwd_patterns or len(pat.patterns) > 1:
             return UNKNOWN
@@ -1010,6 +1012,33 @@ class Statements:
         if ok and pat.patterns:
             return self.pattern(pat.patterns[0], subject, frame, binds)
         return ok
+
+    def user_class_pattern(self, cls, pat, subject, frame: Frame, binds: dict):
+        """``case Auto():``, ``case Tiled(block=b):`` with a class of the user's:
+        an instance of it (or of a subclass), then each keyword pattern
+        against that attribute. Positional patterns (``__match_args__``) are
+        not read."""
+        if cls.opaque or pat.patterns or cls.mro() is None:
+            return UNKNOWN
+        if isinstance(subject, PLAIN) or type(subject) in (tuple, ListV, DictV):
+            return False  # a plain class of the user's is none of these
+        if type(subject) is not InstanceV:
+            return UNKNOWN
+        mro = subject.cls.mro()
+        if mro is None:
+            return UNKNOWN
+        if not any(c is cls for c in mro):
+            return False if not subject.cls.opaque and not any(c.opaque for c in mro) else UNKNOWN
+        matched = True
+        for name, sub in zip(pat.kwd_attrs, pat.kwd_patterns):
+            if subject.opaque or (name not in subject.attrs and subject.cls.lookup(name) is MISSING):
+                return UNKNOWN  # the attribute may be missing (no match) or set where not followed
+            ok = self.pattern(sub, self.deref(self.getattr_(subject, name)), frame, binds)
+            if ok is False:
+                return False
+            if ok is not True:
+                matched = UNKNOWN
+        return matched
 
     def mapping_pattern(self, pat, subject, frame: Frame, binds: dict):
         """``case {"mode": "dev", "threads": t, **rest}:``: a dict holding
